@@ -1,0 +1,390 @@
+"""One agent process and its ACP connection: initialized once, many prompts.
+
+:class:`AgentConnection` spawns the agent (process.py), runs our JSON-RPC
+peer over its stdio (jsonrpc.py), sends ``initialize`` exactly once with
+truthful client capabilities, and routes the agent's requests to the
+session they name. When the agent goes away — it exits, closes stdout, or
+the connection is closed — every in-flight request fails with
+``agent_exited`` (its data carries the stderr tail) and every session
+reports ``error`` then ``closed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import RequestPermissionRequest
+from pydantic import ValidationError
+
+from acp_tui import __version__
+from acp_tui.core.channel import EventHub
+from acp_tui.core.errors import HostError
+from acp_tui.core.events import Event
+from acp_tui.core.jsonrpc import JsonRpcPeer, PeerClosed, RpcId
+from acp_tui.core.permissions import PermissionBook
+from acp_tui.core.process import AgentProcess
+from acp_tui.core.validation import describe
+
+if TYPE_CHECKING:
+    from acp_tui.core.session import Session
+
+log = logging.getLogger(__name__)
+
+#: Frames from an agent larger than this are dropped (with an error event).
+MAX_AGENT_FRAME = 64 * 1024 * 1024
+INITIALIZE_TIMEOUT = 60.0
+#: How long to wait for stdout's end after the agent process itself exited.
+EXIT_DRAIN_SECONDS = 0.5
+#: Updates kept for a session id not registered yet (an agent may announce its
+#: commands before we have read its session/new answer), and for how many ids.
+EARLY_UPDATES = 256
+EARLY_SESSIONS = 8
+#: agent-stderr events carry at most this much text each.
+STDERR_EVENT_CHARS = 4096
+
+CLIENT_CAPABILITIES: dict[str, Any] = {
+    "fs": {"readTextFile": True, "writeTextFile": True},
+    "terminal": True,
+}
+CLIENT_INFO: dict[str, Any] = {"name": "acp-tui", "title": "acp-tui", "version": __version__}
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """How to start an agent: what ``connection.open`` caches by (with the cwd)."""
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    #: A display name (the preset's), not part of the identity.
+    name: str = field(default="", compare=False)
+
+    @classmethod
+    def of(
+        cls,
+        command: str,
+        args: list[str] | tuple[str, ...] = (),
+        env: Mapping[str, str] | None = None,
+        name: str = "",
+    ) -> AgentSpec:
+        return cls(command, tuple(args), tuple(sorted((env or {}).items())), name)
+
+    @property
+    def display_name(self) -> str:
+        return self.name or Path(self.command).name
+
+
+class AgentConnection:
+    def __init__(
+        self,
+        connection_id: str,
+        spec: AgentSpec,
+        cwd: Path,
+        *,
+        hub: EventHub,
+        permissions: PermissionBook,
+        base_env: Mapping[str, str] | None = None,
+        on_gone: Callable[[AgentConnection], None] | None = None,
+    ) -> None:
+        self.connection_id = connection_id
+        self.spec = spec
+        self.cwd = cwd
+        self.agent_name = spec.display_name
+        self.trace_frames = False
+        self.init_result: dict[str, Any] = {}
+        self.sessions: dict[str, Session] = {}  # by the agent's session id
+        self.process: AgentProcess | None = None
+        self.closed = False
+        self.initialize_count = 0
+        self._hub = hub
+        self._permissions = permissions
+        self._base_env = dict(os.environ if base_env is None else base_env)
+        self._on_gone = on_gone
+        self._peer: JsonRpcPeer | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._gone = asyncio.Event()
+        self._close_message = "the agent exited"
+        self._permission_rpc: dict[RpcId, str] = {}
+        self._early_updates: dict[str, list[Any]] = {}
+
+    # -- lifecycle -------------------------------------------------------------
+
+    async def start(self) -> None:
+        env = {**self._base_env, **dict(self.spec.env)}
+        try:
+            self.process = await AgentProcess.spawn(
+                self.spec.command,
+                self.spec.args,
+                env=env,
+                cwd=self.cwd,
+                on_stderr=self._stderr,
+                stdout_limit=MAX_AGENT_FRAME,
+            )
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            self.closed = True
+            reason = "not found" if isinstance(exc, FileNotFoundError) else "not executable"
+            raise HostError(
+                "invalid_params",
+                f"cannot start agent {self.agent_name!r}: command {reason}",
+            ) from None
+        self._peer = JsonRpcPeer(
+            self.process.stdout,
+            self.process.stdin,
+            on_request=self._on_request,
+            on_notification=self._on_notification,
+            on_cancel_request=self._on_cancel_request,
+            on_protocol_error=self._protocol_error,
+            has_room=self._hub.has_room,
+            wait_ready=self._hub.wait_for_room,
+            max_frame=MAX_AGENT_FRAME,
+        )
+        self.set_trace(self.trace_frames)
+        self._spawn(self._run())
+        try:
+            result = await asyncio.wait_for(
+                self.call(
+                    "initialize",
+                    {
+                        "protocolVersion": PROTOCOL_VERSION,
+                        "clientCapabilities": CLIENT_CAPABILITIES,
+                        "clientInfo": CLIENT_INFO,
+                    },
+                ),
+                INITIALIZE_TIMEOUT,
+            )
+        except BaseException:
+            await self.close("the agent failed to initialize")
+            raise
+        self.initialize_count += 1
+        self.init_result = result if isinstance(result, dict) else {}
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self) -> None:
+        assert self._peer is not None and self.process is not None
+        reader = asyncio.ensure_future(self._peer.run())
+        exited = asyncio.ensure_future(self.process.wait())
+        await asyncio.wait({reader, exited}, return_when=asyncio.FIRST_COMPLETED)
+        if not reader.done():
+            # The agent exited but something (a grandchild) holds stdout open.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(reader), EXIT_DRAIN_SECONDS)
+        reader.cancel()
+        if not self.closed:
+            await self._gone_for_good()
+        exited.cancel()
+
+    async def _gone_for_good(self, message: str | None = None) -> None:
+        """One path for every ending: fail requests, close sessions, reap."""
+        if self.closed:
+            return
+        self.closed = True
+        process = self.process
+        assert process is not None
+        died = message is None
+        if message is None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(process.wait()), EXIT_DRAIN_SECONDS)
+            await process.stderr_done(0.2)
+            code = process.returncode
+            message = "the agent exited" + (f" (exit code {code})" if code is not None else "")
+        self._close_message = message
+        tail = process.stderr_tail()
+        if self._peer is not None:
+            self._peer.close(PeerClosed(message))
+        for session in list(self.sessions.values()):
+            if died:
+                session.agent_gone(message, tail)
+            else:
+                session.close()
+        await process.terminate()
+        for session in list(self.sessions.values()):
+            await session.wait_closed()
+        self._gone.set()
+        if self._on_gone is not None:
+            self._on_gone(self)
+
+    async def close(self, message: str = "the connection was closed") -> None:
+        """Close and reap; returns once the agent's process group is gone."""
+        if self.closed:
+            await self._gone.wait()
+            return
+        await self._gone_for_good(message)
+
+    def kill_now(self) -> None:
+        if self.process is not None:
+            self.process.kill_now()
+
+    # -- calling the agent -----------------------------------------------------
+
+    def _exited_error(self) -> HostError:
+        tail = self.process.stderr_tail() if self.process is not None else ""
+        data: dict[str, Any] = {"stderr": tail[-4096:]}
+        if self.process is not None and self.process.returncode is not None:
+            data["exitCode"] = self.process.returncode
+        return HostError("agent_exited", self._close_message, data)
+
+    async def call(self, method: str, params: dict[str, Any]) -> Any:
+        if self._peer is None or self.closed:
+            raise self._exited_error()
+        try:
+            return await self._peer.request(method, params)
+        except PeerClosed:
+            raise self._exited_error() from None
+        except RequestError as exc:
+            message = f"the agent answered {method} with an error: {exc}"
+            raise HostError(
+                "agent_error", message, {"code": exc.code, "message": str(exc), "data": exc.data}
+            ) from None
+
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        if self._peer is None or self.closed:
+            raise self._exited_error()
+        try:
+            await self._peer.notify(method, params)
+        except PeerClosed:
+            raise self._exited_error() from None
+
+    # -- the agent calling us ----------------------------------------------------
+
+    def _session_for(self, params: Any) -> Session:
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
+        if session is None or session.status == "closed":
+            raise RequestError(-32602, f"unknown session {session_id!r}")
+        return session
+
+    def add_session(self, session: Session) -> None:
+        """Route the agent's traffic for ``session`` to it, starting with the
+        updates that arrived before the session/new answer was processed."""
+        self.sessions[session.agent_session_id] = session
+        for update in self._early_updates.pop(session.agent_session_id, ()):
+            session.apply_update(update)
+
+    def _on_notification(self, method: str, params: Any) -> None:
+        if method != "session/update":
+            log.info("ignoring agent notification %s", method)
+            return
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if not isinstance(session_id, str):
+            self._protocol_error("session/update without a sessionId")
+            return
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.apply_update(params.get("update"))
+            return
+        early = self._early_updates.setdefault(session_id, [])
+        if len(self._early_updates) > EARLY_SESSIONS or len(early) >= EARLY_UPDATES:
+            self._protocol_error(f"session/update for an unknown session {session_id!r}")
+            return
+        early.append(params.get("update"))
+
+    def _on_request(self, method: str, params: Any, rpc_id: RpcId) -> Awaitable[Any]:
+        """Synchronous first step of every agent request (see jsonrpc.py)."""
+        session = self._session_for(params)
+        tools = session.tools
+        handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
+            "fs/read_text_file": tools.read_text_file,
+            "fs/write_text_file": tools.write_text_file,
+            "terminal/create": tools.create_terminal,
+            "terminal/output": tools.terminal_output,
+            "terminal/wait_for_exit": tools.wait_for_terminal_exit,
+            "terminal/kill": tools.kill_terminal,
+            "terminal/release": tools.release_terminal,
+        }
+        if method == "session/request_permission":
+            return self._request_permission(session, params, rpc_id)
+        handler = handlers.get(method)
+        if handler is None:
+            raise RequestError(-32601, f"method not found: {method}")
+        return handler(params)
+
+    def _request_permission(self, session: Session, params: Any, rpc_id: RpcId) -> Awaitable[Any]:
+        try:
+            request = RequestPermissionRequest.model_validate(params)
+        except ValidationError as exc:
+            raise RequestError(-32602, f"invalid permission request ({describe(exc)})") from None
+        tool_call = request.tool_call.model_dump(mode="json", by_alias=True, exclude_none=True)
+        options = [
+            o.model_dump(mode="json", by_alias=True, exclude_none=True) for o in request.options
+        ]
+        entry = session.entry_for_permission(tool_call)
+        pending = self._permissions.open(session, entry, options)
+        self._permission_rpc[rpc_id] = pending.request_id
+
+        async def answer() -> Any:
+            try:
+                return await pending.outcome()
+            finally:
+                self._permission_rpc.pop(rpc_id, None)
+
+        return answer()
+
+    def _on_cancel_request(self, rpc_id: RpcId) -> bool:
+        request_id = self._permission_rpc.get(rpc_id)
+        if request_id is None or self._permissions.get(request_id) is None:
+            return False
+        self._permissions.cancel(request_id)
+        return True
+
+    # -- events without a session --------------------------------------------------
+
+    def _stderr(self, text: str) -> None:
+        for start in range(0, len(text), STDERR_EVENT_CHARS):
+            self._hub.publish(
+                Event(
+                    "agent-stderr",
+                    {
+                        "connectionId": self.connection_id,
+                        "text": text[start : start + STDERR_EVENT_CHARS],
+                    },
+                )
+            )
+
+    def _protocol_error(self, text: str) -> None:
+        self._hub.publish(
+            Event(
+                "error",
+                {
+                    "code": "protocol_error",
+                    "message": f"agent {self.agent_name}: {text}",
+                    "connectionId": self.connection_id,
+                },
+            )
+        )
+
+    def set_trace(self, enabled: bool) -> None:
+        self.trace_frames = enabled
+        if self._peer is not None:
+            self._peer.observer = self._trace if enabled else None
+
+    def _trace(self, direction: str, message: dict[str, Any]) -> None:
+        data: dict[str, Any] = {
+            "connectionId": self.connection_id,
+            "direction": direction,
+            "payload": message,
+        }
+        if isinstance(message.get("method"), str):
+            data["method"] = message["method"]
+        if "id" in message:
+            data["rpcId"] = message["id"]
+        self._hub.publish(Event("protocol-frame", data))
+
+
+_connection_ids = itertools.count(1)
+
+
+def next_connection_id() -> str:
+    return f"conn-{next(_connection_ids)}"

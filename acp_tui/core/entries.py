@@ -1,0 +1,158 @@
+"""The entries of a session's thread, and their wire shapes.
+
+Entry shapes follow protocol/acp-host-jsonl-v1.md (ACP's camelCase names).
+Every entry has a ``version`` that the thread bumps on each change, so a
+front end can cache whatever it derives from an entry (rendered lines) per
+version. ACP content blocks and tool-call content are kept as plain JSON
+objects in their wire form: they are only ever shown or forwarded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ChunkType = Literal["message", "thought"]
+ToolStatus = Literal[
+    "pending",
+    "in_progress",
+    "completed",
+    "failed",
+    "waiting_for_confirmation",
+    "canceled",
+    "rejected",
+]
+NoticeLevel = Literal["info", "warning", "error"]
+
+#: Statuses after which a tool call does nothing more.
+FINISHED_STATUSES: frozenset[str] = frozenset({"completed", "failed", "canceled", "rejected"})
+
+
+class Chunk:
+    """One run of assistant text of one type (message or thought).
+
+    Text arrives in many small pieces; they are kept in a list and joined
+    on demand, so a long streamed reply costs O(n) and not O(n^2).
+    """
+
+    __slots__ = ("_parts", "message_id", "type")
+
+    def __init__(self, chunk_type: ChunkType, text: str, message_id: str | None) -> None:
+        self.type: ChunkType = chunk_type
+        self.message_id = message_id
+        self._parts = [text]
+
+    def append(self, text: str) -> None:
+        self._parts.append(text)
+
+    @property
+    def text(self) -> str:
+        parts = self._parts
+        if len(parts) > 1:
+            joined = "".join(parts)
+            parts.clear()
+            parts.append(joined)
+        return parts[0]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "text": self.text, "messageId": self.message_id}
+
+
+@dataclass(eq=False)
+class UserEntry:
+    content: list[dict[str, Any]]
+    version: int = 0
+    kind: Literal["user"] = "user"
+
+    @property
+    def text(self) -> str:
+        """The prompt's text blocks, with other blocks named in brackets."""
+        return "".join(describe_block(block) for block in self.content)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": "user", "content": list(self.content)}
+
+
+@dataclass(eq=False)
+class AssistantEntry:
+    chunks: list[Chunk] = field(default_factory=list)
+    version: int = 0
+    kind: Literal["assistant"] = "assistant"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": "assistant", "chunks": [c.to_wire() for c in self.chunks]}
+
+
+@dataclass(eq=False)
+class ToolCallEntry:
+    tool_call_id: str
+    title: str = ""
+    tool_kind: str = "other"
+    #: The agent's status, or a client-side one (rejected, canceled).
+    status: ToolStatus = "pending"
+    content: list[dict[str, Any]] = field(default_factory=list)
+    locations: list[dict[str, Any]] = field(default_factory=list)
+    raw_input: Any = None
+    raw_output: Any = None
+    #: The pending permission request, when one waits on this tool call.
+    permission: dict[str, Any] | None = None
+    version: int = 0
+    kind: Literal["tool_call"] = "tool_call"
+
+    @property
+    def shown_status(self) -> ToolStatus:
+        return "waiting_for_confirmation" if self.permission is not None else self.status
+
+    def terminal_ids(self) -> list[str]:
+        return [c["terminalId"] for c in self.content if c.get("type") == "terminal"]
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "kind": "tool_call",
+            "toolCallId": self.tool_call_id,
+            "title": self.title,
+            "toolKind": self.tool_kind,
+            "status": self.shown_status,
+            "content": list(self.content),
+            "locations": list(self.locations),
+        }
+        if self.raw_input is not None:
+            wire["rawInput"] = self.raw_input
+        if self.raw_output is not None:
+            wire["rawOutput"] = self.raw_output
+        if self.permission is not None:
+            wire["permission"] = self.permission
+        return wire
+
+
+@dataclass(eq=False)
+class NoticeEntry:
+    """Something the host itself has to tell the user (agent exited, …).
+
+    An addition to the protocol's entry kinds: ``{"kind": "notice",
+    "level": "info"|"warning"|"error", "text": str}``.
+    """
+
+    level: NoticeLevel
+    text: str
+    version: int = 0
+    kind: Literal["notice"] = "notice"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": "notice", "level": self.level, "text": self.text}
+
+
+Entry = UserEntry | AssistantEntry | ToolCallEntry | NoticeEntry
+
+
+def describe_block(block: dict[str, Any]) -> str:
+    """A content block as text: text as is, anything else named in brackets."""
+    block_type = block.get("type")
+    if block_type == "text":
+        return str(block.get("text", ""))
+    if block_type == "resource_link":
+        return f"[{block.get('name') or block.get('uri', 'link')}]({block.get('uri', '')})"
+    if block_type == "resource":
+        resource = block.get("resource") or {}
+        return f"[{resource.get('uri', 'resource')}]"
+    return f"[{block_type or 'content'}]"

@@ -1,0 +1,236 @@
+"""The host: the registry of agent connections and sessions, and the command
+API every front end calls (open, create, prompt, cancel, decide, close,
+shutdown).
+
+Front ends attach an :class:`~acp_tui.core.channel.EventChannel` and only
+ever submit commands here and render the events they receive; the host
+and its sessions are the single owner of every fact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from acp.schema import PromptRequest
+from pydantic import ValidationError
+
+from acp_tui import ACP_HOST_VERSION
+from acp_tui.core.channel import DEFAULT_CAPACITY, EventChannel, EventHub
+from acp_tui.core.connection import AgentConnection, AgentSpec, next_connection_id
+from acp_tui.core.errors import HostError
+from acp_tui.core.permissions import PermissionBook
+from acp_tui.core.session import CANCEL_GRACE_SECONDS, Session
+from acp_tui.core.validation import describe
+
+Identity = tuple[AgentSpec, str]
+
+
+class Host:
+    def __init__(
+        self,
+        *,
+        extra_roots: Iterable[str | Path] = (),
+        base_env: Mapping[str, str] | None = None,
+        cancel_grace: float = CANCEL_GRACE_SECONDS,
+    ) -> None:
+        self.hub = EventHub()
+        self.permissions = PermissionBook()
+        self.connections: dict[str, AgentConnection] = {}
+        self.sessions: dict[str, Session] = {}
+        self.extra_roots = [Path(root).resolve() for root in extra_roots]
+        self.base_env = dict(os.environ if base_env is None else base_env)
+        self.cancel_grace = cancel_grace
+        self.shutting_down = False
+        self._by_identity: dict[Identity, AgentConnection] = {}
+        self._opening: dict[Identity, asyncio.Future[AgentConnection]] = {}
+
+    # -- front ends ---------------------------------------------------------------
+
+    def attach(self, capacity: int = DEFAULT_CAPACITY, merge_at: int | None = None) -> EventChannel:
+        return self.hub.attach(capacity, merge_at)
+
+    def detach(self, channel: EventChannel) -> None:
+        self.hub.detach(channel)
+
+    # -- lookups ------------------------------------------------------------------
+
+    def connection(self, connection_id: str) -> AgentConnection:
+        connection = self.connections.get(connection_id)
+        if connection is None:
+            raise HostError("not_found", f"no connection {connection_id}")
+        return connection
+
+    def session(self, session_id: str) -> Session:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise HostError("not_found", f"no session {session_id}")
+        return session
+
+    def _check_running(self) -> None:
+        if self.shutting_down:
+            raise HostError("shutting_down", "the host is shutting down")
+
+    # -- connections --------------------------------------------------------------
+
+    async def open_connection(
+        self, spec: AgentSpec, cwd: str | Path | None = None, *, trace_frames: bool = False
+    ) -> tuple[AgentConnection, bool]:
+        """An initialized connection to ``spec`` in ``cwd``; reused when one is open.
+
+        Returns (connection, reused)."""
+        self._check_running()
+        directory = _directory(cwd)
+        identity: Identity = (spec, str(directory))
+        existing = self._by_identity.get(identity)
+        if existing is not None and not existing.closed:
+            if trace_frames:
+                existing.set_trace(True)
+            return existing, True
+        opening = self._opening.get(identity)
+        if opening is not None:
+            connection = await asyncio.shield(opening)
+            if trace_frames:
+                connection.set_trace(True)
+            return connection, True
+        future: asyncio.Future[AgentConnection] = asyncio.get_running_loop().create_future()
+        self._opening[identity] = future
+        connection = AgentConnection(
+            next_connection_id(),
+            spec,
+            directory,
+            hub=self.hub,
+            permissions=self.permissions,
+            base_env=self.base_env,
+            on_gone=self._connection_gone,
+        )
+        connection.trace_frames = trace_frames
+        try:
+            await connection.start()
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters re-raise it themselves
+            raise
+        else:
+            future.set_result(connection)
+            if not connection.closed:
+                self.connections[connection.connection_id] = connection
+                self._by_identity[identity] = connection
+        finally:
+            del self._opening[identity]
+        return connection, False
+
+    def _connection_gone(self, connection: AgentConnection) -> None:
+        self.connections.pop(connection.connection_id, None)
+        for identity, known in list(self._by_identity.items()):
+            if known is connection:
+                del self._by_identity[identity]
+
+    async def close_connection(self, connection_id: str) -> None:
+        await self.connection(connection_id).close()
+
+    # -- sessions -----------------------------------------------------------------
+
+    async def create_session(
+        self,
+        connection_id: str,
+        cwd: str | Path | None = None,
+        *,
+        allow_roots: Iterable[str | Path] = (),
+        mcp_servers: list[dict[str, Any]] | None = None,
+    ) -> Session:
+        self._check_running()
+        connection = self.connection(connection_id)
+        directory = _directory(cwd if cwd is not None else connection.cwd)
+        result = await connection.call(
+            "session/new", {"cwd": str(directory), "mcpServers": mcp_servers or []}
+        )
+        agent_session_id = result.get("sessionId") if isinstance(result, dict) else None
+        if not isinstance(agent_session_id, str):
+            raise HostError("agent_error", "the agent answered session/new without a sessionId")
+        session_id = agent_session_id
+        if session_id in self.sessions:
+            session_id = f"{agent_session_id}@{connection_id}"
+        session = Session(
+            session_id=session_id,
+            agent_session_id=agent_session_id,
+            link=connection,
+            hub=self.hub,
+            permissions=self.permissions,
+            cwd=directory,
+            extra_roots=[*self.extra_roots, *(Path(r).resolve() for r in allow_roots)],
+            base_env=self.base_env,
+            cancel_grace=self.cancel_grace,
+        )
+        session.adopt_setup(result)
+        self.sessions[session_id] = session
+        connection.add_session(session)
+        return session
+
+    async def prompt(self, session_id: str, blocks: list[dict[str, Any]]) -> str:
+        self._check_running()
+        session = self.session(session_id)
+        try:
+            request = PromptRequest.model_validate({"sessionId": session_id, "prompt": blocks})
+        except ValidationError as exc:
+            raise HostError("invalid_params", f"invalid prompt ({describe(exc)})") from None
+        wire = request.model_dump(mode="json", by_alias=True, exclude_none=True)["prompt"]
+        return await session.prompt(wire)
+
+    async def cancel(self, session_id: str) -> None:
+        await self.session(session_id).cancel()
+
+    async def set_mode(self, session_id: str, mode_id: str) -> None:
+        await self.session(session_id).set_mode(mode_id)
+
+    async def set_config_option(
+        self, session_id: str, config_id: str, value: Any
+    ) -> list[dict[str, Any]]:
+        return await self.session(session_id).set_config_option(config_id, value)
+
+    def snapshot(self, session_id: str) -> dict[str, Any]:
+        return self.session(session_id).snapshot()
+
+    def decide(
+        self, request_id: str, option_id: str | None = None, *, cancelled: bool = False
+    ) -> None:
+        if cancelled:
+            self.permissions.cancel(request_id)
+        elif option_id is None:
+            raise HostError("invalid_params", "give optionId or cancelled: true")
+        else:
+            self.permissions.decide(request_id, option_id)
+
+    # -- the end ------------------------------------------------------------------
+
+    async def shutdown(self) -> None:
+        """Close every connection (reaping each agent's process group)."""
+        self.shutting_down = True
+        connections = list(self.connections.values())
+        await asyncio.gather(
+            *(c.close("the host is shutting down") for c in connections), return_exceptions=True
+        )
+        self.hub.close()
+
+    def kill_all_now(self) -> None:
+        """Synchronous last resort at interpreter exit."""
+        for connection in list(self.connections.values()):
+            with contextlib.suppress(Exception):
+                connection.kill_now()
+
+    @staticmethod
+    def version() -> str:
+        return ACP_HOST_VERSION
+
+
+def _directory(cwd: str | Path | None) -> Path:
+    directory = Path(cwd) if cwd is not None else Path.cwd()
+    if not directory.is_absolute():
+        directory = Path.cwd() / directory
+    if not directory.is_dir():
+        raise HostError("invalid_params", "cwd is not an existing directory")
+    return directory.resolve()

@@ -1,0 +1,161 @@
+"""The methods of acp-host-jsonl-v1: parameter checks and calls into the host.
+
+Each method takes the request's ``params`` object and returns the result
+object, or raises :class:`~acp_tui.core.errors.HostError` (``invalid_params``
+for anything malformed). The host does the work; nothing here keeps state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from acp import PROTOCOL_VERSION
+
+from acp_tui import ACP_HOST_VERSION
+from acp_tui.core.connection import AgentSpec
+from acp_tui.core.errors import HostError
+from acp_tui.core.host import Host
+
+Method = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def _str(params: dict[str, Any], key: str) -> str:
+    value = params.get(key)
+    if not isinstance(value, str) or not value:
+        raise HostError("invalid_params", f"{key} must be a non-empty string")
+    return value
+
+
+def _opt_str(params: dict[str, Any], key: str) -> str | None:
+    value = params.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise HostError("invalid_params", f"{key} must be a string")
+    return value
+
+
+def _str_list(value: Any, key: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise HostError("invalid_params", f"{key} must be a list of strings")
+    return value
+
+
+def _agent_spec(value: Any) -> AgentSpec:
+    if not isinstance(value, dict):
+        raise HostError("invalid_params", "agent must be an object {command, args?, env?}")
+    command = _str(value, "command")
+    args = _str_list(value.get("args"), "agent.args")
+    env = value.get("env") or {}
+    if not isinstance(env, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+    ):
+        raise HostError("invalid_params", "agent.env must be an object of strings")
+    return AgentSpec.of(command, args, env)
+
+
+class Methods:
+    def __init__(self, host: Host, default_agent: AgentSpec | None = None) -> None:
+        self.host = host
+        self.default_agent = default_agent
+        self.table: dict[str, Method] = {
+            "connection.open": self.connection_open,
+            "connection.close": self.connection_close,
+            "session.create": self.session_create,
+            "session.prompt": self.session_prompt,
+            "session.cancel": self.session_cancel,
+            "session.setMode": self.session_set_mode,
+            "session.setConfigOption": self.session_set_config_option,
+            "session.snapshot": self.session_snapshot,
+            "permission.decide": self.permission_decide,
+        }
+
+    async def connection_open(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("agent") is None:
+            if self.default_agent is None:
+                raise HostError("invalid_params", "agent is required (no default agent was given)")
+            spec = self.default_agent
+        else:
+            spec = _agent_spec(params["agent"])
+        trace = params.get("traceFrames", False)
+        if not isinstance(trace, bool):
+            raise HostError("invalid_params", "traceFrames must be a boolean")
+        connection, reused = await self.host.open_connection(
+            spec, _opt_str(params, "cwd"), trace_frames=trace
+        )
+        init = connection.init_result
+        result: dict[str, Any] = {
+            "connectionId": connection.connection_id,
+            "reused": reused,
+            "hostVersion": ACP_HOST_VERSION,
+            "protocolVersion": init.get("protocolVersion", PROTOCOL_VERSION),
+            "agentCapabilities": init.get("agentCapabilities", {}),
+            "authMethods": init.get("authMethods", []),
+        }
+        if init.get("agentInfo") is not None:
+            result["agentInfo"] = init["agentInfo"]
+        return result
+
+    async def connection_close(self, params: dict[str, Any]) -> dict[str, Any]:
+        await self.host.close_connection(_str(params, "connectionId"))
+        return {}
+
+    async def session_create(self, params: dict[str, Any]) -> dict[str, Any]:
+        mcp_servers = params.get("mcpServers")
+        if mcp_servers is not None and not isinstance(mcp_servers, list):
+            raise HostError("invalid_params", "mcpServers must be a list")
+        session = await self.host.create_session(
+            _str(params, "connectionId"),
+            _opt_str(params, "cwd"),
+            allow_roots=_str_list(params.get("allowRoots"), "allowRoots"),
+            mcp_servers=mcp_servers,
+        )
+        result: dict[str, Any] = {"sessionId": session.session_id}
+        if session.modes is not None:
+            result["modes"] = session.modes
+        if session.config_options:
+            result["configOptions"] = session.config_options
+        return result
+
+    async def session_prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id = _str(params, "sessionId")
+        blocks = params.get("prompt")
+        if blocks is None:
+            text = params.get("text")
+            if not isinstance(text, str):
+                raise HostError("invalid_params", "give prompt: [ContentBlock] or text: string")
+            blocks = [{"type": "text", "text": text}]
+        if not isinstance(blocks, list):
+            raise HostError("invalid_params", "prompt must be a list of content blocks")
+        return {"stopReason": await self.host.prompt(session_id, blocks)}
+
+    async def session_cancel(self, params: dict[str, Any]) -> dict[str, Any]:
+        await self.host.cancel(_str(params, "sessionId"))
+        return {}
+
+    async def session_set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
+        await self.host.set_mode(_str(params, "sessionId"), _str(params, "modeId"))
+        return {}
+
+    async def session_set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
+        value = params.get("value")
+        if not isinstance(value, str | bool):
+            raise HostError("invalid_params", "value must be a string or a boolean")
+        options = await self.host.set_config_option(
+            _str(params, "sessionId"), _str(params, "configId"), value
+        )
+        return {"configOptions": options}
+
+    async def session_snapshot(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self.host.snapshot(_str(params, "sessionId"))
+
+    async def permission_decide(self, params: dict[str, Any]) -> dict[str, Any]:
+        request_id = _str(params, "requestId")
+        cancelled = params.get("cancelled", False)
+        if cancelled is not True and cancelled is not False:
+            raise HostError("invalid_params", "cancelled must be a boolean")
+        self.host.decide(request_id, _opt_str(params, "optionId"), cancelled=cancelled)
+        return {}

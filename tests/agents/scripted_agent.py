@@ -1,0 +1,363 @@
+"""A scripted ACP agent on the SDK, for the host's corner cases.
+
+Each prompt's first text line is a command; the agent does exactly that:
+
+    echo WORDS...            stream WORDS back, one chunk per word
+    flood N [EVERY K]        N chunks "0\\n", "1\\n", ...; with EVERY K, a
+                             tool_call (structural) after every K chunks
+    die [CODE]               send one chunk, then exit at once
+    hang                     never answer (until cancelled)
+    ignore-cancel            never answer, not even after session/cancel
+    grandchild               start `sleep 1000` (same process group), report
+                             "pid=N", then hang until cancelled
+    permission [ID]          announce tool call ID, ask permission, reply with
+                             the outcome as JSON text
+    permission-raw [ID]      ask permission for a tool call never announced
+                             (no kind in toolCall)
+    permission-then-replace  ask, then re-announce the same tool call id
+    permission-twice         ask twice for the same tool call; reply both outcomes
+    permission-abandon       ask, then end the turn without waiting
+    permission-then-complete ask, then complete the tool call while the
+                             request is pending; reply with the outcome
+    cancel-permission        ask, then send $/cancel_request for it
+    stderr N                 write N bytes to stderr, then reply "done"
+    fs-read PATH [LINE [LIMIT]]   fs/read_text_file; reply JSON result/error
+    fs-write PATH TEXT       fs/write_text_file; reply JSON result/error
+    terminal CMD...          terminal/create (whole line) .. wait .. output
+                             .. release; reply JSON
+    call JSON                send one raw client request {method, params};
+                             reply JSON result/error
+    updates JSON             send each object of the JSON list as a raw
+                             session/update, then end the turn
+    mode                     (set via session/set_mode) reply current mode
+
+Counts every initialize it receives in the env file ACP_FAKE_COUNT_FILE.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import acp
+from acp.schema import (
+    AgentCapabilities,
+    AgentMessageChunk,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PermissionOption,
+    PromptResponse,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+)
+
+
+def chunk(text: str) -> AgentMessageChunk:
+    return AgentMessageChunk(
+        session_update="agent_message_chunk", content=TextContentBlock(type="text", text=text)
+    )
+
+
+OPTIONS = [
+    PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+    PermissionOption(option_id="always", name="Always allow", kind="allow_always"),
+    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+]
+
+
+class ScriptedAgent:
+    def __init__(self) -> None:
+        self.conn: Any = None
+        self.sessions = 0
+        self.mode = "ask"
+        self.cancelled: dict[str, asyncio.Event] = {}
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        count_file = os.environ.get("ACP_FAKE_COUNT_FILE")
+        if count_file:
+            with open(count_file, "a") as f:
+                f.write("initialize\n")
+        return InitializeResponse(
+            protocol_version=acp.PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(),
+            agent_info=Implementation(name="scripted", version="1"),
+            auth_methods=[],
+        )
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        self.sessions += 1
+        return NewSessionResponse(
+            session_id=f"s{self.sessions}",
+            modes=SessionModeState(
+                current_mode_id="ask",
+                available_modes=[
+                    SessionMode(id="ask", name="Ask"),
+                    SessionMode(id="auto", name="Auto"),
+                ],
+            ),
+        )
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        if mode_id not in ("ask", "auto"):
+            raise acp.RequestError.invalid_params({"modeId": mode_id})
+        self.mode = mode_id
+        return SetSessionModeResponse()
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        self.cancelled.setdefault(session_id, asyncio.Event()).set()
+
+    async def say(self, session_id: str, text: str) -> None:
+        await self.conn.session_update(session_id, chunk(text))
+
+    async def wait_cancel(self, session_id: str) -> PromptResponse:
+        await self.cancelled.setdefault(session_id, asyncio.Event()).wait()
+        return PromptResponse(stop_reason="cancelled")
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        self.cancelled[session_id] = asyncio.Event()
+        text = "".join(getattr(block, "text", "") for block in prompt)
+        line = text.splitlines()[0] if text else ""
+        command, _, rest = line.partition(" ")
+        handler = getattr(self, "do_" + command.replace("-", "_"), None)
+        if handler is None:
+            await self.say(session_id, f"unknown command {command!r}")
+            return PromptResponse(stop_reason="end_turn")
+        result: PromptResponse | None = await handler(session_id, rest, text)
+        return result or PromptResponse(stop_reason="end_turn")
+
+    # -- commands ------------------------------------------------------------
+
+    async def do_echo(self, sid: str, rest: str, text: str) -> None:
+        for word in rest.split(" "):
+            await self.say(sid, word + " ")
+
+    async def do_flood(self, sid: str, rest: str, text: str) -> None:
+        parts = rest.split()
+        count = int(parts[0])
+        every = int(parts[2]) if len(parts) > 2 and parts[1] == "EVERY" else 0
+        for n in range(count):
+            await self.say(sid, f"{n}\n")
+            if every and (n + 1) % every == 0:
+                await self.conn.session_update(
+                    sid,
+                    ToolCallStart(
+                        session_update="tool_call",
+                        tool_call_id=f"mark-{n + 1}",
+                        title=f"mark {n + 1}",
+                        kind="other",
+                        status="completed",
+                    ),
+                )
+
+    async def do_die(self, sid: str, rest: str, text: str) -> None:
+        await self.say(sid, "about to die")
+        await asyncio.sleep(0.05)
+        sys.stderr.write("fatal: scripted death\n")
+        sys.stderr.flush()
+        os._exit(int(rest or "3"))
+
+    async def do_hang(self, sid: str, rest: str, text: str) -> PromptResponse:
+        return await self.wait_cancel(sid)
+
+    async def do_ignore_cancel(self, sid: str, rest: str, text: str) -> PromptResponse:
+        await asyncio.Event().wait()
+        raise AssertionError
+
+    async def do_grandchild(self, sid: str, rest: str, text: str) -> PromptResponse:
+        child = subprocess.Popen(
+            ["sleep", "1000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+        )
+        await self.say(sid, f"pid={child.pid}")
+        return await self.wait_cancel(sid)
+
+    async def _ask(self, sid: str, tool_call_id: str, announce: bool) -> Any:
+        if announce:
+            await self.conn.session_update(
+                sid,
+                ToolCallStart(
+                    session_update="tool_call",
+                    tool_call_id=tool_call_id,
+                    title=f"Edit {tool_call_id}",
+                    kind="edit",
+                    status="pending",
+                ),
+            )
+        return await self.conn.request_permission(
+            session_id=sid,
+            tool_call=ToolCallUpdate(tool_call_id=tool_call_id, title=f"Edit {tool_call_id}"),
+            options=OPTIONS,
+        )
+
+    async def do_permission(self, sid: str, rest: str, text: str) -> None:
+        response = await self._ask(sid, rest or "tc-1", announce=True)
+        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
+
+    async def do_permission_raw(self, sid: str, rest: str, text: str) -> None:
+        response = await self._ask(sid, rest or "tc-raw", announce=False)
+        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
+
+    async def do_permission_then_complete(self, sid: str, rest: str, text: str) -> None:
+        asking = asyncio.ensure_future(self._ask(sid, "tc-c", announce=True))
+        await asyncio.sleep(0.2)
+        await self.conn.session_update(
+            sid,
+            ToolCallProgress(
+                session_update="tool_call_update", tool_call_id="tc-c", status="completed"
+            ),
+        )
+        response = await asyncio.wait_for(asking, 10)
+        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
+
+    async def do_permission_then_replace(self, sid: str, rest: str, text: str) -> None:
+        asking = asyncio.ensure_future(self._ask(sid, "tc-r", announce=True))
+        await asyncio.sleep(0.2)
+        await self.conn.session_update(
+            sid,
+            ToolCallStart(
+                session_update="tool_call", tool_call_id="tc-r", title="Edit again", kind="edit"
+            ),
+        )
+        response = await asyncio.wait_for(asking, 10)
+        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
+
+    async def do_permission_twice(self, sid: str, rest: str, text: str) -> None:
+        first = asyncio.ensure_future(self._ask(sid, "tc-2", announce=True))
+        await asyncio.sleep(0.2)
+        second = asyncio.ensure_future(self._ask(sid, "tc-2", announce=False))
+        outcomes = [
+            (await asyncio.wait_for(first, 10)).outcome.model_dump(by_alias=True),
+            (await asyncio.wait_for(second, 30)).outcome.model_dump(by_alias=True),
+        ]
+        await self.say(sid, json.dumps(outcomes))
+
+    async def do_permission_abandon(self, sid: str, rest: str, text: str) -> None:
+        self.abandoned = asyncio.ensure_future(self._ask(sid, "tc-a", announce=True))
+        await asyncio.sleep(0.2)
+
+    async def do_cancel_permission(self, sid: str, rest: str, text: str) -> None:
+        raw = self.conn._conn  # the SDK's Connection: send the request by hand
+        await self.conn.session_update(
+            sid,
+            ToolCallStart(
+                session_update="tool_call", tool_call_id="tc-x", title="Edit x", kind="edit"
+            ),
+        )
+        request_id = raw._next_request_id
+        asking = asyncio.ensure_future(
+            raw.send_request(
+                "session/request_permission",
+                {
+                    "sessionId": sid,
+                    "toolCall": {"toolCallId": "tc-x"},
+                    "options": [o.model_dump(by_alias=True) for o in OPTIONS],
+                },
+            )
+        )
+        await asyncio.sleep(0.2)
+        await raw.send_notification("$/cancel_request", {"requestId": request_id})
+        result = await asyncio.wait_for(asking, 10)
+        await self.say(sid, json.dumps(result))
+
+    async def do_stderr(self, sid: str, rest: str, text: str) -> None:
+        remaining = int(rest)
+        block = ("x" * 1023 + "\n").encode()
+        while remaining > 0:
+            piece = block[: min(len(block), remaining)]
+            sys.stderr.buffer.write(piece)
+            remaining -= len(piece)
+        sys.stderr.flush()
+        await self.say(sid, "done")
+
+    async def _reply_call(self, sid: str, call: Any) -> None:
+        try:
+            result = await call
+            payload: Any = {"result": _dump(result)}
+        except acp.RequestError as exc:
+            payload = {"error": {"code": exc.code, "message": str(exc)}}
+        await self.say(sid, json.dumps(payload))
+
+    async def do_fs_read(self, sid: str, rest: str, text: str) -> None:
+        parts = rest.split(" ")
+        line = int(parts[1]) if len(parts) > 1 else None
+        limit = int(parts[2]) if len(parts) > 2 else None
+        await self._reply_call(
+            sid, self.conn.read_text_file(path=parts[0], session_id=sid, line=line, limit=limit)
+        )
+
+    async def do_fs_write(self, sid: str, rest: str, text: str) -> None:
+        path, _, content = text.partition(" ")[2].partition(" ")
+        await self._reply_call(
+            sid, self.conn.write_text_file(content=content, path=path, session_id=sid)
+        )
+
+    async def do_terminal(self, sid: str, rest: str, text: str) -> None:
+        async def run() -> Any:
+            created = await self.conn.create_terminal(command=rest, session_id=sid)
+            tid = created.terminal_id
+            await self.conn.session_update(
+                sid,
+                ToolCallStart(
+                    session_update="tool_call",
+                    tool_call_id="term-1",
+                    title=rest,
+                    kind="execute",
+                    status="in_progress",
+                    content=[{"type": "terminal", "terminalId": tid}],
+                ),
+            )
+            exit_status = await self.conn.wait_for_terminal_exit(session_id=sid, terminal_id=tid)
+            output = await self.conn.terminal_output(session_id=sid, terminal_id=tid)
+            await self.conn.release_terminal(session_id=sid, terminal_id=tid)
+            await self.conn.session_update(
+                sid,
+                ToolCallProgress(
+                    session_update="tool_call_update", tool_call_id="term-1", status="completed"
+                ),
+            )
+            return {"exit": _dump(exit_status), "output": _dump(output)}
+
+        await self._reply_call(sid, run())
+
+    async def do_call(self, sid: str, rest: str, text: str) -> None:
+        request = json.loads(rest)
+        await self._reply_call(
+            sid, self.conn._conn.send_request(request["method"], request["params"])
+        )
+
+    async def do_updates(self, sid: str, rest: str, text: str) -> None:
+        for update in json.loads(rest):
+            await self.conn._conn.send_notification(
+                "session/update", {"sessionId": sid, "update": update}
+            )
+
+    async def do_mode(self, sid: str, rest: str, text: str) -> None:
+        await self.say(sid, self.mode)
+
+
+def _dump(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(by_alias=True, exclude_none=True)
+    return value
+
+
+def main() -> None:
+    asyncio.run(acp.run_agent(ScriptedAgent()))  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    main()

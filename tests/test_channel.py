@@ -1,0 +1,143 @@
+"""The bounded, coalescing event channel (AC-14), as a unit."""
+
+from __future__ import annotations
+
+import asyncio
+
+from acp_tui.core import events
+from acp_tui.core.channel import EventChannel, EventHub
+from acp_tui.core.events import Event
+
+
+def delta(text: str, cursor: int, index: int = 0, chunk: int = 0) -> Event:
+    event = events.text_delta(index, chunk, "message", text, None)
+    event.session_id = "s"
+    event.cursor = cursor
+    return event
+
+
+def structural(cursor: int) -> Event:
+    event = Event("status-changed", {"status": "running"}, "s", cursor)
+    return event
+
+
+async def test_no_merging_below_the_threshold() -> None:
+    channel = EventChannel(capacity=8)
+    for n in range(3):
+        channel.offer(delta(str(n), n + 1))
+    assert len(channel) == 3
+    assert [channel.get_nowait().data["patch"]["textDelta"]["text"] for _ in range(3)] == [  # type: ignore[union-attr]
+        "0",
+        "1",
+        "2",
+    ]
+
+
+async def test_deltas_merge_near_the_limit_keeping_the_last_cursor() -> None:
+    channel = EventChannel(capacity=8, merge_at=2)
+    channel.offer(structural(1))
+    channel.offer(delta("a", 2))
+    channel.offer(delta("b", 3))
+    channel.offer(delta("c", 4))
+    assert len(channel) == 2
+    assert channel.merged == 2
+    first = channel.get_nowait()
+    merged = channel.get_nowait()
+    assert first is not None and first.type == "status-changed"
+    assert merged is not None
+    assert merged.data["patch"]["textDelta"]["text"] == "abc"
+    assert merged.cursor == 4
+
+
+async def test_structural_events_are_never_merged_or_dropped() -> None:
+    channel = EventChannel(capacity=4, merge_at=1)
+    for n in range(10):
+        channel.offer(structural(n + 1))
+    assert len(channel) == 10  # over capacity: the producer must wait, nothing is lost
+    assert not channel.has_room()
+    assert [channel.get_nowait().cursor for _ in range(10)] == list(range(1, 11))  # type: ignore[union-attr]
+
+
+async def test_deltas_of_other_chunks_do_not_merge() -> None:
+    channel = EventChannel(capacity=8, merge_at=0)
+    channel.offer(delta("a", 1, chunk=0))
+    channel.offer(delta("b", 2, chunk=1))
+    channel.offer(delta("c", 3, index=1))
+    assert len(channel) == 3
+
+
+async def test_a_merge_in_one_channel_does_not_leak_into_another() -> None:
+    hub = EventHub()
+    congested = hub.attach(capacity=8, merge_at=0)
+    free = hub.attach(capacity=8)
+    for n, text in enumerate("xyz"):
+        hub.publish(delta(text, n + 1))
+    assert len(congested) == 1
+    free_texts = []
+    while (event := free.get_nowait()) is not None:
+        free_texts.append(event.data["patch"]["textDelta"]["text"])
+    assert free_texts == ["x", "y", "z"]
+    merged = congested.get_nowait()
+    assert merged is not None and merged.data["patch"]["textDelta"]["text"] == "xyz"
+
+
+async def test_lossy_events_drop_only_when_congested() -> None:
+    channel = EventChannel(capacity=4, merge_at=2)
+    stderr = Event("agent-stderr", {"connectionId": "c", "text": "x"})
+    channel.offer(stderr)
+    channel.offer(structural(1))
+    channel.offer(stderr)
+    assert channel.dropped == 1
+    assert len(channel) == 2
+
+
+async def test_wait_for_room_blocks_until_the_consumer_takes() -> None:
+    channel = EventChannel(capacity=2)
+    channel.offer(structural(1))
+    channel.offer(structural(2))
+    waiter = asyncio.ensure_future(channel.wait_for_room())
+    await asyncio.sleep(0.01)
+    assert not waiter.done()
+    await channel.get()
+    await asyncio.wait_for(waiter, 1)
+
+
+async def test_barrier_returns_after_the_consumer_took_everything_before_it() -> None:
+    channel = EventChannel(capacity=16)
+    for n in range(5):
+        channel.offer(structural(n + 1))
+    barrier = asyncio.ensure_future(channel.barrier())
+    taken = []
+    for _ in range(5):
+        await asyncio.sleep(0)
+        assert not barrier.done()
+        taken.append((await channel.get()).cursor)
+    channel.offer(structural(6))
+    consumer = asyncio.ensure_future(channel.get())
+    await asyncio.wait_for(barrier, 1)
+    assert taken == [1, 2, 3, 4, 5]
+    assert (await consumer).cursor == 6
+
+
+async def test_close_lets_the_consumer_drain_then_stops_it() -> None:
+    channel = EventChannel(capacity=4)
+    channel.offer(structural(1))
+    channel.close()
+    channel.offer(structural(2))  # ignored after close
+    assert (await channel.get()).cursor == 1
+    try:
+        await channel.get()
+    except Exception as exc:
+        assert type(exc).__name__ == "ChannelClosed"
+    else:
+        raise AssertionError("get() after close and drain must raise")
+
+
+async def test_many_merges_stay_linear() -> None:
+    channel = EventChannel(capacity=4, merge_at=0)
+    for n in range(200_000):
+        channel.offer(delta("x", n + 1))
+    event = channel.get_nowait()
+    assert event is not None
+    assert len(event.data["patch"]["textDelta"]["text"]) == 200_000
+    assert event.cursor == 200_000
