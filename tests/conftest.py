@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_textual_snapshot
 
 from acp_tui.core.channel import ChannelClosed, EventChannel
 from acp_tui.core.connection import AgentSpec
@@ -20,6 +21,23 @@ from acp_tui.core.host import Host
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
 SCRIPTED_AGENT = TESTS / "agents" / "scripted_agent.py"
+SNAPSHOT_ROOT = REPO / "snapshots"
+
+
+class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):  # type: ignore[misc]
+    """Keep snapshot SVGs in the top-level snapshots/<test module>/ folder.
+
+    pytest-textual-snapshot 1.1.0 (pinned with syrupy 4.8.0) has no option for
+    the folder; ``snap_compare`` looks ``SVGImageExtension`` up at call time,
+    so rebinding it here is enough (tests/ui/test_snapshot_location.py checks).
+    """
+
+    @classmethod
+    def dirname(cls, *, test_location: Any) -> str:
+        return str(SNAPSHOT_ROOT / test_location.basename)
+
+
+pytest_textual_snapshot.SVGImageExtension = TopLevelSVGExtension
 
 
 def scripted_spec(**env: str) -> AgentSpec:

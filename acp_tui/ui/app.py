@@ -1,11 +1,444 @@
-"""The Textual front end (placeholder until the TUI lands)."""
+"""The Textual front end: one screen over the host core.
+
+The app embeds a :class:`~acp_tui.core.host.Host`, attaches one event
+channel and renders what the core commits; everything it does to the agent
+goes through the host's commands (the same ones the headless server uses).
+It keeps presentation state only: the prompt draft, the queue of prompts
+typed while a turn runs, which permission dialog is open.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
+import time
 from pathlib import Path
+from typing import Any, ClassVar
 
-from acp_tui.core.connection import AgentSpec
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Static
+
+from acp_tui.core.channel import ChannelClosed, EventChannel
+from acp_tui.core.connection import AgentConnection, AgentSpec
+from acp_tui.core.entries import Entry, NoticeEntry
+from acp_tui.core.errors import HostError
+from acp_tui.core.events import Event
+from acp_tui.core.host import Host
+from acp_tui.core.session import Session
+from acp_tui.ui.clipboard import copy_text
+from acp_tui.ui.permission_flow import PermissionFlow
+from acp_tui.ui.themes import DEFAULT_THEME, register_themes
+from acp_tui.ui.widgets.entry_log import EntryLog, LogSource
+from acp_tui.ui.widgets.plan_panel import PlanPanel
+from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
+
+#: Events handled per batch before the UI gets a turn (keeps it responsive under floods).
+EVENT_BATCH = 256
+DOUBLE_PRESS_SECONDS = 2.0
+
+
+class QueueLine(Static):
+    DEFAULT_CSS = """
+    QueueLine {
+        height: auto;
+        max-height: 4;
+        color: $warning;
+        background: $surface;
+        padding: 0 1;
+        display: none;
+    }
+    QueueLine.-queued { display: block; }
+    """
+
+
+class AcpApp(App[int]):
+    """acp-tui: a terminal client for one ACP agent."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "acp-tui"
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+c", "clear_or_quit", "Clear / quit", priority=True, show=False),
+        Binding("escape", "cancel_turn", "Cancel turn", show=False),
+        Binding("shift+tab", "cycle_mode", "Next mode", priority=True, show=False),
+        Binding("pageup", "log_page(-1)", "Page up", priority=True, show=False),
+        Binding("pagedown", "log_page(1)", "Page down", priority=True, show=False),
+        Binding("ctrl+home", "log_home", "Top", priority=True, show=False),
+        Binding("ctrl+end", "log_end", "Bottom", priority=True, show=False),
+        Binding("ctrl+t", "toggle_plan", "Plan", show=False),
+        Binding("ctrl+l", "focus_log", "Log", show=False),
+    ]
+
+    def __init__(
+        self,
+        spec: AgentSpec,
+        *,
+        cwd: Path,
+        host: Host | None = None,
+        extra_roots: list[Path] | None = None,
+        theme: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.spec = spec
+        self.cwd = cwd
+        self.host = host if host is not None else Host(extra_roots=extra_roots or ())
+        self.connection: AgentConnection | None = None
+        self.session: Session | None = None
+        self.source = LogSource()
+        self.queued: list[str] = []
+        self.permissions = PermissionFlow(self)
+        self._requested_theme = theme
+        self._channel: EventChannel = self.host.attach()
+        self._starts: dict[str, int] = {}
+        self._local: list[Entry] | None = None
+        self._last_ctrl_c = 0.0
+        self._turn_started: float | None = None
+        self._starting = False
+        self._closing = False
+
+    # -- layout ------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield EntryLog(self.source, id="log")
+        yield PlanPanel(id="plan")
+        yield QueueLine(id="queue")
+        yield PromptInput(id="prompt")
+        yield StatusBar(id="status")
+
+    @property
+    def log_view(self) -> EntryLog:
+        return self.query_one(EntryLog)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    def on_mount(self) -> None:
+        names = register_themes(self)
+        wanted = self._requested_theme or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            self.notify(
+                f"Unknown theme {wanted!r}; themes: {', '.join(sorted(self.available_themes))}",
+                severity="warning",
+            )
+            wanted = DEFAULT_THEME if DEFAULT_THEME in names else "textual-dark"
+        self.theme = wanted
+        self.prompt.focus()
+        self._install_signal_handlers()
+        self._pump_events()
+        self._start_agent()
+        self._update_status()
+
+    def _install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.add_signal_handler(sig, lambda: self.call_later(self.action_quit))
+
+    # -- the agent -----------------------------------------------------------------
+
+    def _notice(self, level: str, text: str) -> None:
+        """A message from the app itself (no session to own it)."""
+        if self._local is None:
+            self._local = []
+            self.source.add(self._local)
+        self._local.append(NoticeEntry(level=level, text=text))  # type: ignore[arg-type]
+        self.log_view.sync()
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def _start_agent(self) -> None:
+        self._starting = True
+        self._update_status()
+        try:
+            connection, _ = await self.host.open_connection(self.spec, self.cwd)
+            session = await self.host.create_session(connection.connection_id, self.cwd)
+        except HostError as exc:
+            self._starting = False
+            detail = ""
+            if isinstance(exc.data, dict) and exc.data.get("stderr"):
+                detail = "\n\n" + "\n".join(str(exc.data["stderr"]).strip().splitlines()[-12:])
+            self._notice(
+                "error", f"Could not start {self.spec.display_name}: {exc.message}{detail}"
+            )
+            self._update_status()
+            return
+        self._starting = False
+        self.connection = connection
+        self.session = session
+        self._local = None
+        self._starts[session.session_id] = self.source.add(session.thread.entries)
+        self.log_view.sync()
+        self.prompt.set_commands(session.commands)
+        self.query_one(PlanPanel).entries = list(session.plan)
+        self._update_status()
+        self._send_next()
+
+    # -- events from the core -----------------------------------------------------
+
+    @work(group="events", exit_on_error=False)
+    async def _pump_events(self) -> None:
+        channel = self._channel
+        while True:
+            try:
+                event = await channel.get()
+            except ChannelClosed:
+                return
+            self._handle(event)
+            for _ in range(EVENT_BATCH):
+                more = channel.get_nowait()
+                if more is None:
+                    break
+                self._handle(more)
+            await asyncio.sleep(0)
+
+    def _handle(self, event: Event) -> None:
+        session = self.session
+        if event.type == "error":
+            self.notify(str(event.data.get("message", "error")), severity="error", timeout=8)
+            return
+        if session is None or event.session_id is None:
+            return
+        start = self._starts.get(event.session_id)
+        if start is None:
+            return
+        log = self.log_view
+        data = event.data
+        if event.type == "entry-appended":
+            log.sync()
+            entry = data["entry"]
+            if entry.get("kind") == "assistant" and self._turn_running(event.session_id):
+                log.stream(start + data["index"])
+        elif event.type == "entry-updated":
+            if "textDelta" in data["patch"] and self._turn_running(event.session_id):
+                log.stream(start + data["index"])
+            else:
+                log.entry_changed(start + data["index"])
+        elif event.type == "entries-removed":
+            log.reset()
+        elif event.type == "status-changed":
+            self._status_changed(event.session_id, data)
+        elif event.type == "permission-requested":
+            self.permissions.requested(data["requestId"])
+        elif event.type == "permission-resolved":
+            self.permissions.resolved(data["requestId"])
+        elif event.type == "plan-updated" and event.session_id == session.session_id:
+            self.query_one(PlanPanel).entries = list(data.get("entries", []))
+        elif event.type == "commands-updated" and event.session_id == session.session_id:
+            self.prompt.set_commands(list(data.get("availableCommands", [])))
+        elif event.type in ("mode-changed", "config-updated", "title-updated", "usage-updated"):
+            self._update_status()
+
+    def _turn_running(self, session_id: str) -> bool:
+        return (
+            self.session is not None
+            and self.session.session_id == session_id
+            and (self.session.status == "running")
+        )
+
+    def _status_changed(self, session_id: str, data: dict[str, Any]) -> None:
+        status = data.get("status")
+        if status == "running":
+            self._turn_started = time.monotonic()
+        else:
+            self.log_view.flush_reveals()
+            self._turn_started = None
+        if status == "error" and data.get("message"):
+            self.notify(str(data["message"]), severity="error", timeout=8)
+        self._update_status()
+        if status in ("idle", "error"):
+            self._send_next()
+
+    # -- status --------------------------------------------------------------------
+
+    def _update_status(self) -> None:
+        session = self.session
+        info = self.connection.init_result.get("agentInfo", {}) if self.connection else {}
+        if session is None:
+            status = "starting" if self._starting else "closed"
+            self.query_one(StatusBar).info = StatusInfo(
+                agent=self.spec.display_name, status=status, queued=len(self.queued)
+            )
+            self._show_queue()
+            return
+        mode = ""
+        if session.modes:
+            current = session.modes.get("currentModeId")
+            for available in session.modes.get("availableModes", []):
+                if available.get("id") == current:
+                    mode = str(available.get("name") or current)
+        config = []
+        for option in session.config_options:
+            if option.get("type", "select") != "select" or option.get("category") == "mode":
+                continue
+            value = option.get("currentValue")
+            name = str(value)
+            for choice in _flat_options(option.get("options", [])):
+                if choice.get("value") == value:
+                    name = str(choice.get("name", value))
+            config.append((str(option.get("name", option.get("id"))), name))
+        usage = session.usage or {}
+        cost = usage.get("cost") or {}
+        self.query_one(StatusBar).info = StatusInfo(
+            agent=str(info.get("title") or info.get("name") or self.spec.display_name),
+            agent_version=str(info.get("version", "")),
+            title=session.title or "",
+            mode=mode,
+            config=tuple(config),
+            status=session.status,
+            running_since=self._turn_started if session.status == "running" else None,
+            stop_reason=session.last_stop_reason,
+            used_tokens=usage.get("used"),
+            context_size=usage.get("size"),
+            cost=f"{cost['amount']:.2f} {cost.get('currency', '')}" if cost.get("amount") else "",
+            queued=len(self.queued),
+        )
+        self._show_queue()
+
+    def _show_queue(self) -> None:
+        line = self.query_one(QueueLine)
+        line.set_class(bool(self.queued), "-queued")
+        if self.queued:
+            shown = [f"⏳ queued: {text.splitlines()[0][:100]}" for text in self.queued[:3]]
+            if len(self.queued) > 3:
+                shown.append(f"… and {len(self.queued) - 3} more")
+            line.update("\n".join(shown))
+
+    # -- prompts -------------------------------------------------------------------
+
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        self.queued.append(message.text)
+        self._update_status()
+        self._send_next()
+
+    def _send_next(self) -> None:
+        if not self.queued or self._starting:
+            return
+        session = self.session
+        if session is None or session.status == "closed":
+            self._restart()
+            return
+        if session.status == "running":
+            return
+        text = self.queued.pop(0)
+        self._update_status()
+        self._run_prompt(session, text)
+
+    @work(group="prompt", exit_on_error=False)
+    async def _run_prompt(self, session: Session, text: str) -> None:
+        try:
+            await self.host.prompt(session.session_id, [{"type": "text", "text": text}])
+        except HostError as exc:
+            if exc.code not in ("agent_exited", "agent_error"):
+                self.notify(exc.message, severity="error", timeout=8)
+        finally:
+            self._update_status()
+            self._send_next()
+
+    def _restart(self) -> None:
+        if self.session is not None:
+            self._notice("info", f"Restarting {self.spec.display_name}…")
+        self.session = None
+        self.connection = None
+        self._start_agent()
+
+    # -- actions -------------------------------------------------------------------
+
+    async def action_quit(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.host.shutdown(), 5)
+        self.exit(0)
+
+    def action_clear_or_quit(self) -> None:
+        now = time.monotonic()
+        if self.prompt.text:
+            self.prompt.clear_draft()
+            self._last_ctrl_c = now
+            return
+        if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
+            self.call_later(self.action_quit)
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit", timeout=DOUBLE_PRESS_SECONDS)
+
+    async def action_cancel_turn(self) -> None:
+        session = self.session
+        if session is None or session.status != "running":
+            return
+        self.notify("Cancelling the turn…", timeout=3)
+        with contextlib.suppress(HostError):
+            await self.host.cancel(session.session_id)
+
+    async def action_cycle_mode(self) -> None:
+        session = self.session
+        if session is None or not session.modes:
+            self.notify("This agent has no modes", severity="warning", timeout=3)
+            return
+        modes = [m.get("id") for m in session.modes.get("availableModes", [])]
+        if not modes:
+            return
+        current = session.modes.get("currentModeId")
+        following = modes[(modes.index(current) + 1) % len(modes)] if current in modes else modes[0]
+        try:
+            await self.host.set_mode(session.session_id, str(following))
+        except HostError as exc:
+            self.notify(exc.message, severity="error")
+        self._update_status()
+
+    def action_log_page(self, direction: int) -> None:
+        log = self.log_view
+        if direction < 0:
+            log.action_page_up()
+        else:
+            log.action_page_down()
+
+    def action_log_home(self) -> None:
+        self.log_view.action_scroll_home()
+
+    def action_log_end(self) -> None:
+        self.log_view.action_scroll_end()
+
+    def action_toggle_plan(self) -> None:
+        plan = self.query_one(PlanPanel)
+        plan.folded = not plan.folded
+
+    def action_focus_log(self) -> None:
+        self.log_view.focus()
+
+    def on_entry_log_copy_requested(self, message: EntryLog.CopyRequested) -> None:
+        where = copy_text(self, message.text)
+        self.notify(f"Copied {message.what} to {where}", timeout=3)
+
+    async def on_unmount(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.host.shutdown(), 5)
+
+
+def _flat_options(options: list[Any]) -> list[dict[str, Any]]:
+    """Select options, flattening ACP's option groups."""
+    flat: list[dict[str, Any]] = []
+    for option in options:
+        if isinstance(option, dict) and isinstance(option.get("options"), list):
+            flat.extend(o for o in option["options"] if isinstance(o, dict))
+        elif isinstance(option, dict):
+            flat.append(option)
+    return flat
 
 
 def run_tui(spec: AgentSpec, *, cwd: Path, extra_roots: list[Path], theme: str | None) -> int:
-    raise SystemExit("the TUI is not built yet")
+    app = AcpApp(spec, cwd=cwd, extra_roots=extra_roots, theme=theme)
+    try:
+        code = app.run()
+    finally:
+        app.host.kill_all_now()
+    return code or 0

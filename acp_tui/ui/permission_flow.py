@@ -1,0 +1,155 @@
+"""Pending permission requests in the TUI: one dialog at a time, in order.
+
+The core owns each request (host.permissions); this only decides which one
+the dialog shows. A decision goes through ``host.decide`` — the path the
+headless server uses — and a request resolved elsewhere (the turn was
+cancelled, the agent withdrew it) closes its dialog.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from acp_tui.core.entries import ToolCallEntry
+from acp_tui.core.errors import HostError
+from acp_tui.ui.render import ThemePalette
+from acp_tui.ui.screens.permission import PermissionPrompt, PermissionScreen
+
+if TYPE_CHECKING:
+    from acp_tui.ui.app import AcpApp
+
+PREVIEW_LINES = 400
+
+
+class PermissionFlow:
+    def __init__(self, app: AcpApp) -> None:
+        self.app = app
+        self.queue: list[str] = []
+        self.showing: str | None = None
+        self._screen: PermissionScreen | None = None
+
+    def requested(self, request_id: str) -> None:
+        self.queue.append(request_id)
+        if self.showing is None:
+            self._show_next()
+        elif self._screen is not None:
+            self._screen.update_total(1 + len(self.queue))
+
+    def resolved(self, request_id: str) -> None:
+        """The core resolved ``request_id`` (decided here or elsewhere)."""
+        if request_id in self.queue:
+            self.queue.remove(request_id)
+        if self._screen is not None:
+            self._screen.update_total(1 + len(self.queue))
+        if request_id == self.showing and self._screen is not None:
+            screen, self._screen = self._screen, None
+            self.showing = None
+            if screen.is_active or screen in self.app.screen_stack:
+                screen.dismiss(None)
+            self._show_next()
+
+    def _show_next(self) -> None:
+        host = self.app.host
+        while self.queue:
+            request_id = self.queue.pop(0)
+            pending = host.permissions.get(request_id)
+            if pending is None:
+                continue
+            found = pending.owner.thread.tool_call(pending.tool_call_id)
+            entry = found[1] if found is not None else None
+            prompt = PermissionPrompt(
+                request_id=request_id,
+                title=entry.title if entry is not None else pending.tool_call_id,
+                tool_kind=entry.tool_kind if entry is not None else "other",
+                options=[
+                    {k: str(v) for k, v in option.items() if k in ("optionId", "name", "kind")}
+                    for option in pending.options
+                ],
+                preview=preview(entry, self._palette()) if entry else None,
+                locations=_locations(entry),
+                position=1,
+                total=1 + len(self.queue),
+            )
+            self.showing = request_id
+            self._screen = PermissionScreen(prompt)
+            self.app.push_screen(self._screen, partial(self._answered, request_id))
+            return
+
+    def _palette(self) -> ThemePalette:
+        return ThemePalette(self.app.theme_variables, self.app.current_theme.dark)
+
+    def _answered(self, request_id: str, choice: str | None) -> None:
+        if self.showing == request_id:
+            self.showing = None
+            self._screen = None
+        try:
+            if choice is None:
+                self.app.host.decide(request_id, cancelled=True)
+            else:
+                self.app.host.decide(request_id, choice)
+        except HostError as exc:
+            if exc.code not in ("already_decided", "not_found"):
+                self.app.notify(exc.message, severity="error")
+        if self.showing is None:
+            self._show_next()
+
+
+def _locations(entry: ToolCallEntry | None) -> list[str]:
+    if entry is None:
+        return []
+    shown = []
+    for location in entry.locations:
+        path = str(location.get("path", ""))
+        line = location.get("line")
+        shown.append(f"{path}:{line}" if line else path)
+    return shown
+
+
+def preview(entry: ToolCallEntry, palette: ThemePalette) -> RenderableType | None:
+    """What the user is asked to allow: the diff, the command, or the raw input."""
+    parts: list[RenderableType] = []
+    for item in entry.content:
+        if item.get("type") == "diff":
+            parts.append(_diff(item, palette))
+        elif item.get("type") == "content":
+            block = item.get("content") or {}
+            if block.get("type") == "text" and block.get("text"):
+                parts.append(Text(str(block["text"])))
+    if not parts and isinstance(entry.raw_input, dict):
+        command = entry.raw_input.get("command")
+        if isinstance(command, str | list):
+            shown = command if isinstance(command, str) else " ".join(map(str, command))
+            parts.append(Text("$ " + shown, style="bold"))
+        else:
+            parts.append(Text(json.dumps(entry.raw_input, indent=2, ensure_ascii=False)))
+    if not parts:
+        return None
+    return Group(*parts)
+
+
+def _diff(item: dict[str, Any], palette: ThemePalette) -> Text:
+    old = item.get("oldText")
+    new = str(item.get("newText") or "")
+    path = str(item.get("path", ""))
+    text = Text()
+    text.append(f"{path}{'  (new file)' if old is None else ''}\n", style="bold")
+    lines = difflib.unified_diff(str(old or "").splitlines(), new.splitlines(), lineterm="", n=3)
+    styles = {
+        "+": palette.hex("text-success", "success"),
+        "-": palette.hex("text-error", "error"),
+        "@": palette.hex("text-secondary", "secondary"),
+    }
+    for count, line in enumerate(lines):
+        if line.startswith(("---", "+++")):
+            continue
+        if count >= PREVIEW_LINES:
+            text.append("… (diff continues)\n")
+            break
+        text.append(line + "\n", style=styles.get(line[:1], ""))
+    return text

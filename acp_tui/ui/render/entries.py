@@ -1,0 +1,222 @@
+"""One thread entry to a list of Strips at a given width.
+
+Layout of every entry: a one-cell gutter (the selection marker when the
+entry has the log's cursor), then the entry's lines; symbols sit in the
+first column after the gutter and text starts two cells further, so user
+prompts, replies, tool calls and notices line up. A blank separator line
+ends every entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
+from acp_tui.ui.render.layout import (
+    Line,
+    Painter,
+    assemble,
+    blank,
+    block_label,
+    clean,
+    indent,
+    prefixed,
+)
+from acp_tui.ui.render.markdown import MarkdownRenderer
+from acp_tui.ui.render.styles import RenderStyles
+from acp_tui.ui.render.tools import ToolCallRenderer
+
+#: Entries are laid out at least this wide, then cropped to the real width.
+MIN_LAYOUT_WIDTH = 12
+GUTTER = 1
+SELECTED_MARKER = "▌"
+USER_MARKER = "❯ "
+THOUGHT_ICON = "∴"
+NOTICE_ICONS = {"info": "ℹ", "warning": "⚠", "error": "✗"}
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    width: int
+    styles: RenderStyles
+    #: The user expanded this entry: thoughts in full, raw input/output,
+    #: whole diffs and terminal output.
+    expanded: bool = False
+    #: Animation frame for running tool calls.
+    spinner_frame: int = 0
+    #: Assistant entries: chunk index -> code points of that chunk revealed
+    #: so far (None: everything; a chunk not in the mapping is fully shown).
+    reveal: Mapping[int, int] | None = None
+    #: The entry has the log's cursor.
+    selected: bool = False
+
+
+class EntryRenderer:
+    """Owns a Rich Console used only for rendering, and the Markdown block cache.
+
+    Not thread-safe: use it from one thread (the UI's).
+    """
+
+    def __init__(self) -> None:
+        self._painter = Painter()
+        self._markdown = MarkdownRenderer(self._painter)
+        self._tools = ToolCallRenderer(self._painter, self._markdown)
+        self._theme_generation: int | None = None
+
+    @property
+    def markdown_renders(self) -> int:
+        """How many Markdown blocks were actually rendered (block cache misses)."""
+        return self._markdown.renders
+
+    def clear(self) -> None:
+        """Drop every cache (the theme changed)."""
+        self._markdown.clear()
+        self._tools.clear()
+
+    def render(self, entry: Entry, options: RenderOptions) -> list[Strip]:
+        styles = options.styles
+        self._use_theme(styles)
+        width = max(1, options.width)
+        inner = max(width, MIN_LAYOUT_WIDTH) - GUTTER
+        background: Style | None = None
+        if isinstance(entry, UserEntry):
+            lines = self._user(entry, styles, inner)
+            background = styles.user_background
+        elif isinstance(entry, AssistantEntry):
+            lines = self._assistant(entry, options, inner)
+        elif isinstance(entry, ToolCallEntry):
+            lines = self._tools.render(entry, options, inner)
+        else:
+            lines = self._notice(entry, styles, inner)
+        if not lines:
+            lines = [blank(inner, styles.text)]
+        return self._finish(lines, width, options, background)
+
+    def _use_theme(self, styles: RenderStyles) -> None:
+        if self._theme_generation == styles.generation:
+            return
+        console = self._painter.console
+        if self._theme_generation is not None:
+            console.pop_theme()
+        console.push_theme(styles.rich_theme)
+        self._theme_generation = styles.generation
+
+    @staticmethod
+    def _finish(
+        lines: list[Line], width: int, options: RenderOptions, background: Style | None
+    ) -> list[Strip]:
+        styles = options.styles
+        if options.selected:
+            gutter = Segment(SELECTED_MARKER, styles.text + styles.selection_marker)
+            background = background or styles.selection
+        else:
+            gutter = Segment(" ", styles.text)
+        strips: list[Strip] = []
+        # Lines are made exactly as wide as asked (tests check the sums), so
+        # the width is passed to Strip rather than measured again; below the
+        # minimum layout width they are cropped.
+        exact = width >= MIN_LAYOUT_WIDTH
+        for line in lines:
+            if exact:
+                strip = Strip([gutter, *line], width)
+            else:
+                strip = Strip([gutter, *line]).crop_extend(0, width, styles.text)
+            if background is not None:
+                strip = strip.apply_style(background)
+            strips.append(strip)
+        strips.append(Strip.blank(width, styles.text))
+        return strips
+
+    # -- user -------------------------------------------------------------------------
+
+    def _user(self, entry: UserEntry, styles: RenderStyles, width: int) -> list[Line]:
+        text = Text(end="")
+        need_space = False
+        for block in entry.content:
+            if block.get("type") == "text":
+                part = clean(str(block.get("text") or ""))
+                if need_space and part and not part[0].isspace():
+                    text.append(" ")
+                text.append(part, styles.user_text)
+                need_space = False
+            else:
+                if text.plain and not text.plain[-1].isspace():
+                    text.append(" ")
+                text.append(block_label(block), styles.chip)
+                need_space = True
+        text.rstrip()
+        marker = Segment(USER_MARKER, styles.text + styles.user_marker)
+        body = self._painter.text(text, max(1, width - 2), styles.user_text)
+        return prefixed(body, [marker], [Segment("  ", styles.text)])
+
+    # -- assistant ----------------------------------------------------------------------
+
+    def _assistant(self, entry: AssistantEntry, options: RenderOptions, width: int) -> list[Line]:
+        styles = options.styles
+        reveal = options.reveal
+        out: list[Line] = []
+        for index, chunk in enumerate(entry.chunks):
+            text = chunk.text
+            if reveal is not None and index in reveal:
+                count = reveal[index]
+                if count <= 0:
+                    continue
+                text = text[:count]
+            if not text.strip():
+                continue
+            if chunk.type == "thought":
+                lines = self._thought(clean(text), options, width)
+            else:
+                body = self._markdown.render(clean(text), max(1, width - 2), styles)
+                lines = indent(body, 2, styles.text)
+            if not lines:
+                continue
+            if out:
+                out.append(blank(width, styles.text))
+            out.extend(lines)
+        return out
+
+    def _thought(self, text: str, options: RenderOptions, width: int) -> list[Line]:
+        styles = options.styles
+        icon = (f"{THOUGHT_ICON} ", styles.thought)
+        if options.expanded:
+            head = self._painter.truncated(
+                assemble(icon, ("Thinking", styles.thought)), width, None
+            )
+            body = self._painter.text(Text(text.strip()), max(1, width - 2), styles.thought)
+            return [head, *indent(body, 2, styles.text)]
+        rows = [row.strip() for row in text.strip().split("\n") if row.strip()]
+        hint = Text(f"  (+{len(rows) - 1} lines)" if len(rows) > 1 else "", styles.muted, end="")
+        prefix = assemble(icon, ("Thinking · ", styles.thought))
+        first = Text(rows[0] if rows else "", styles.thought, end="")
+        room = max(1, width - prefix.cell_len - hint.cell_len)
+        if first.cell_len > room:
+            first.truncate(room, overflow="ellipsis")
+        return [self._painter.truncated(assemble(prefix, first, hint), width, styles.text)]
+
+    # -- notice ---------------------------------------------------------------------------
+
+    def _notice(self, entry: NoticeEntry, styles: RenderStyles, width: int) -> list[Line]:
+        level_styles = {
+            "info": styles.notice_info,
+            "warning": styles.notice_warning,
+            "error": styles.notice_error,
+        }
+        style = level_styles.get(entry.level, styles.notice_info)
+        head, _, tail = entry.text.strip("\n").partition("\n")
+        icon = Segment(NOTICE_ICONS.get(entry.level, "ℹ") + " ", styles.text + style)
+        body = self._painter.text(
+            Text(clean(head).rstrip()), max(1, width - 2), styles.text + style
+        )
+        lines = prefixed(body, [icon], [Segment("  ", styles.text)])
+        tail = Text.from_ansi(tail).plain.rstrip()
+        if tail.strip():
+            rest = self._painter.text(Text(clean(tail)), max(1, width - 4), styles.muted)
+            lines += indent(rest, 4, styles.text)
+        return lines

@@ -1,0 +1,141 @@
+"""Smooth reveal of streamed text (AC-18, AC-21): pure functions and state.
+
+Each animation frame reveals ``ceil(8% of the backlog)`` characters, at
+least one, and never cuts inside a grapheme cluster (combining marks, emoji
+ZWJ sequences, variation selectors, skin-tone modifiers, flag pairs, CRLF):
+the cut moves forward to the next cluster boundary. A backlog of n
+characters shrinks geometrically, so what arrives in one burst is drawn
+within a few hundred milliseconds and a steady stream keeps up with its
+source. The state is per entry, one target per chunk; a new target that
+starts with the old one only adds its suffix to the backlog, an unrelated
+one replaces the text outright, an identical one does nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+
+REVEAL_FRACTION = 0.08
+
+_ZWJ = "\u200d"
+
+
+def reveal_count(backlog: int) -> int:
+    """Characters to reveal this frame for a backlog of ``backlog`` characters."""
+    if backlog <= 0:
+        return 0
+    return min(backlog, max(1, math.ceil(backlog * REVEAL_FRACTION)))
+
+
+def _extends(char: str) -> bool:
+    """Whether ``char`` continues the grapheme cluster before it."""
+    code = ord(char)
+    if char == _ZWJ:
+        return True
+    if 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF:  # variation selectors
+        return True
+    if 0x1F3FB <= code <= 0x1F3FF:  # emoji skin-tone modifiers
+        return True
+    if 0xE0020 <= code <= 0xE007F:  # emoji tag sequences (subdivision flags)
+        return True
+    return unicodedata.category(char) in ("Mn", "Me", "Mc")
+
+
+def _regional(char: str) -> bool:
+    return 0x1F1E6 <= ord(char) <= 0x1F1FF
+
+
+def is_boundary(text: str, index: int) -> bool:
+    """Whether a cut before ``text[index]`` keeps every grapheme cluster whole."""
+    if index <= 0 or index >= len(text):
+        return True
+    before, char = text[index - 1], text[index]
+    if before == "\r" and char == "\n":
+        return False
+    if before == _ZWJ or _extends(char):
+        return False
+    if _regional(before) and _regional(char):
+        # Flags pair regional indicators from the start of their run.
+        run = 0
+        position = index - 1
+        while position >= 0 and _regional(text[position]):
+            run += 1
+            position -= 1
+        return run % 2 == 0
+    return True
+
+
+def safe_cut(text: str, index: int) -> int:
+    """The first cluster boundary at or after ``index``."""
+    index = min(max(index, 0), len(text))
+    while not is_boundary(text, index):
+        index += 1
+    return index
+
+
+def common_prefix(a: str, b: str) -> int:
+    limit = min(len(a), len(b))
+    index = 0
+    while index < limit and a[index] == b[index]:
+        index += 1
+    return index
+
+
+class RevealState:
+    """How much of each chunk of one streaming entry is shown."""
+
+    def __init__(self) -> None:
+        self.targets: list[str] = []
+        self.revealed: list[int] = []
+
+    @property
+    def backlog(self) -> int:
+        return sum(len(t) - r for t, r in zip(self.targets, self.revealed, strict=True))
+
+    @property
+    def done(self) -> bool:
+        return self.backlog == 0
+
+    def shown(self) -> dict[int, int]:
+        """Chunk index -> characters shown (the renderer's ``reveal`` map)."""
+        return dict(enumerate(self.revealed))
+
+    def set_target(self, chunk: int, text: str) -> None:
+        """The chunk's full text is now ``text`` (AC-21's prefix rule)."""
+        while len(self.targets) <= chunk:
+            # A chunk starting now ends the ones before it: show them whole.
+            for index in range(len(self.targets)):
+                self.revealed[index] = len(self.targets[index])
+            self.targets.append("")
+            self.revealed.append(0)
+        old = self.targets[chunk]
+        if text == old:
+            return
+        self.targets[chunk] = text
+        if not text.startswith(old):
+            self.revealed[chunk] = len(text)  # an unrelated text replaces at once
+
+    def step(self) -> bool:
+        """Reveal one frame's worth; returns whether anything changed."""
+        budget = reveal_count(self.backlog)
+        if not budget:
+            return False
+        for index, text in enumerate(self.targets):
+            if budget <= 0:
+                break
+            shown = self.revealed[index]
+            missing = len(text) - shown
+            if missing <= 0:
+                continue
+            take = min(missing, budget)
+            cut = safe_cut(text, shown + take)
+            budget -= cut - shown
+            self.revealed[index] = cut
+        return True
+
+    def flush(self) -> bool:
+        """Show everything now; returns whether anything changed."""
+        changed = self.backlog > 0
+        self.revealed = [len(t) for t in self.targets]
+        return changed

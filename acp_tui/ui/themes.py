@@ -1,0 +1,67 @@
+"""The shipped themes (top-level ``themes/*.toml``) as Textual themes.
+
+Installed, the folder is the package ``acp_tui.themes``; in a source
+checkout (an editable install) it is read from beside the package.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import tomllib
+from collections.abc import Iterator
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.theme import Theme
+
+DEFAULT_THEME = "acp-dark"
+_THEME_FIELDS = {f.name for f in fields(Theme)}
+
+
+class ThemeError(ValueError):
+    """A theme file that cannot be used (the message names the file)."""
+
+
+def _theme_files() -> Iterator[tuple[str, str]]:
+    try:
+        folder = importlib.resources.files("acp_tui.themes")
+        for item in folder.iterdir():
+            if item.name.endswith(".toml"):
+                yield item.name, item.read_text(encoding="utf-8")
+        return
+    except ModuleNotFoundError:
+        pass
+    source = Path(__file__).resolve().parents[2] / "themes"
+    for path in sorted(source.glob("*.toml")):
+        yield path.name, path.read_text(encoding="utf-8")
+
+
+def parse_theme(name: str, text: str) -> Theme:
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ThemeError(f"{name}: {exc}") from None
+    unknown = sorted(set(data) - _THEME_FIELDS)
+    if unknown:
+        raise ThemeError(f"{name}: unknown keys {', '.join(unknown)}")
+    if "name" not in data or "primary" not in data:
+        raise ThemeError(f"{name}: a theme needs at least name and primary")
+    try:
+        return Theme(**data)
+    except (TypeError, ValueError) as exc:
+        raise ThemeError(f"{name}: {exc}") from None
+
+
+def shipped_themes() -> list[Theme]:
+    return sorted((parse_theme(name, text) for name, text in _theme_files()), key=lambda t: t.name)
+
+
+def register_themes(app: App[Any]) -> list[str]:
+    """Register every shipped theme on ``app``; returns their names."""
+    names = []
+    for theme in shipped_themes():
+        app.register_theme(theme)
+        names.append(theme.name)
+    return names

@@ -1,0 +1,521 @@
+"""The conversation: a virtualized log of the core's entries on the Line API.
+
+One ``ScrollView``, no widget per entry. Each entry renders to ``Strip``s
+cached per (entry version, width, theme, UI state); a Fenwick tree of
+heights maps a screen row to (entry, line) in O(log n). Entries not yet
+seen at the current width have an estimated height and are measured when
+they scroll into view, so opening a 100,000-entry log renders one screen.
+``entry_changed(i)`` re-renders entry i only (AC-19).
+
+The log reads entries from the host core (never a copy of them) and keeps
+only presentation state: which entries are expanded, the cursor, how much
+of a streaming reply is revealed, whether it follows the tail.
+
+Follow-tail (AC-20) is a state: at the bottom the log follows new output;
+scrolling up by more than :data:`FOLLOW_THRESHOLD` lines stops following
+(a "new output" hint appears on the last row when more arrives); reaching
+the bottom again, or End, resumes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
+from acp_tui.ui.height_index import HeightIndex
+from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
+from acp_tui.ui.reveal import RevealState
+
+#: Lines the user must scroll up (away from the bottom) before following stops.
+FOLLOW_THRESHOLD = 2
+#: Rendered entries kept (strips); heights of all entries are always kept.
+CACHE_ENTRIES = 2048
+FRAME_SECONDS = 1 / 60
+SPINNER_SECONDS = 0.1
+
+
+class LogSource:
+    """The entries shown: threads one after another, read from the core.
+
+    A session that ended (the agent died) stays visible above the session
+    that replaced it; only the last segment still grows.
+    """
+
+    def __init__(self) -> None:
+        self._segments: list[Sequence[Entry]] = []
+        self._starts: list[int] = []
+
+    def add(self, entries: Sequence[Entry]) -> int:
+        """Show ``entries`` after everything else; returns its first global index."""
+        start = len(self)
+        self._segments.append(entries)
+        self._starts.append(start)
+        return start
+
+    def __len__(self) -> int:
+        if not self._segments:
+            return 0
+        return self._starts[-1] + len(self._segments[-1])
+
+    def __getitem__(self, index: int) -> Entry:
+        for start, segment in zip(reversed(self._starts), reversed(self._segments), strict=True):
+            if index >= start:
+                return segment[index - start]
+        raise IndexError(index)
+
+    def start_of(self, entries: Sequence[Entry]) -> int:
+        for start, segment in zip(self._starts, self._segments, strict=True):
+            if segment is entries:
+                return start
+        raise KeyError("not shown in this log")
+
+
+def estimate_height(entry: Entry, width: int) -> int:
+    """A cheap guess of an entry's rendered height (corrected when it is shown)."""
+    width = max(width - 4, 10)
+
+    def lines(text: str) -> int:
+        return text.count("\n") + len(text) // width + 1
+
+    if isinstance(entry, AssistantEntry):
+        return 1 + sum(lines(c.text) if c.type == "message" else 1 for c in entry.chunks)
+    if isinstance(entry, ToolCallEntry):
+        return 2 + min(len(entry.content) * 4, 16) + (1 if entry.locations else 0)
+    return 1 + lines(entry.text)
+
+
+class EntryLog(ScrollView, can_focus=True):
+    """The virtualized entry log."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "scroll_up", "Scroll up", show=False),
+        Binding("down", "scroll_down", "Scroll down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "scroll_home", "Top", show=False),
+        Binding("end", "scroll_end", "Bottom", show=False),
+        Binding("k,shift+up", "cursor(-1)", "Previous entry", show=False),
+        Binding("j,shift+down", "cursor(1)", "Next entry", show=False),
+        Binding("enter,space,o", "toggle_expand", "Expand", show=False),
+        Binding("c", "copy", "Copy", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    EntryLog {
+        height: 1fr;
+        background: $background;
+        scrollbar-gutter: stable;
+        overflow-x: hidden;
+    }
+    """
+
+    following: reactive[bool] = reactive(True)
+    """Whether new output scrolls into view."""
+
+    class CopyRequested(Message):
+        def __init__(self, text: str, what: str) -> None:
+            super().__init__()
+            self.text = text
+            self.what = what
+
+    def __init__(self, source: LogSource, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.source = source
+        self.renderer = EntryRenderer()
+        self.styles_for_render = RenderStyles.default()
+        #: Rendered entries (how many times each was rendered is what AC-19 counts).
+        self.render_count = 0
+        self.expanded: set[int] = set()
+        self.cursor: int | None = None
+        self.reveals: dict[int, RevealState] = {}
+        self.new_output_below = False
+        self._theme_generation = 0
+        self._index = HeightIndex()
+        self._measured = bytearray()
+        self._width = 0
+        self._cache: OrderedDict[int, tuple[tuple[object, ...], list[Strip]]] = OrderedDict()
+        self._running_tools: set[int] = set()
+        self._spinner_frame = 0
+        self._programmatic_scroll = False
+        self._size_dirty = False
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._ticker = self.set_interval(FRAME_SECONDS, self._reveal_frame, pause=True)
+        self._spinner = self.set_interval(SPINNER_SECONDS, self._spin, pause=True)
+        self._apply_theme()
+        self.watch(self.app, "theme", self._on_theme_change, init=False)
+
+    def _on_theme_change(self) -> None:
+        self._apply_theme()
+        self._invalidate_all()
+
+    def _apply_theme(self) -> None:
+        variables = self.app.theme_variables
+        dark = self.app.current_theme.dark
+        self.styles_for_render = RenderStyles.from_theme_variables(variables, dark)
+        self._theme_generation += 1
+        self.renderer.clear()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.scrollable_content_region.width
+        if width != self._width:
+            self._width = width
+            self._remeasure_all()
+
+    # -- the content ---------------------------------------------------------------
+
+    def _content_width(self) -> int:
+        return self._width or max(self.scrollable_content_region.width, 1)
+
+    def _remeasure_all(self) -> None:
+        width = self._content_width()
+        self._cache.clear()
+        self._measured = bytearray(len(self.source))
+        self._index.reset(estimate_height(self.source[i], width) for i in range(len(self.source)))
+        self._content_changed()
+
+    def _invalidate_all(self) -> None:
+        self._cache.clear()
+        self._measured = bytearray(len(self.source))
+        self._content_changed()
+
+    def sync(self) -> None:
+        """Take in entries appended to the source since the last call."""
+        width = self._content_width()
+        for index in range(len(self._index), len(self.source)):
+            self._index.append(estimate_height(self.source[index], width))
+            self._measured.append(0)
+            self._track_running(index)
+        self._content_changed()
+
+    def entry_changed(self, index: int) -> None:
+        """Entry ``index`` changed in the core: re-render it, and only it."""
+        if index >= len(self._index):
+            self.sync()
+            return
+        self._track_running(index)
+        self._cache.pop(index, None)
+        self._measure(index)
+        self._content_changed()
+
+    def reset(self) -> None:
+        """Everything changed (entries removed): start over."""
+        self.reveals.clear()
+        self.expanded.clear()
+        self.cursor = None
+        self._running_tools.clear()
+        self._remeasure_all()
+
+    def _track_running(self, index: int) -> None:
+        entry = self.source[index]
+        if isinstance(entry, ToolCallEntry) and entry.shown_status == "in_progress":
+            self._running_tools.add(index)
+            self._spinner.resume()
+        else:
+            self._running_tools.discard(index)
+
+    # -- rendering ---------------------------------------------------------------
+
+    def _key(self, index: int, entry: Entry) -> tuple[object, ...]:
+        reveal = self.reveals.get(index)
+        return (
+            entry.version,
+            self._content_width(),
+            self._theme_generation,
+            index in self.expanded,
+            index == self.cursor,
+            tuple(reveal.revealed) if reveal is not None else None,
+            self._spinner_frame if index in self._running_tools else 0,
+        )
+
+    def strips(self, index: int) -> list[Strip]:
+        """Entry ``index`` rendered at the current width (cached)."""
+        entry = self.source[index]
+        key = self._key(index, entry)
+        cached = self._cache.get(index)
+        if cached is not None and cached[0] == key:
+            self._cache.move_to_end(index)
+            return cached[1]
+        reveal = self.reveals.get(index)
+        options = RenderOptions(
+            width=self._content_width(),
+            styles=self.styles_for_render,
+            expanded=index in self.expanded,
+            spinner_frame=self._spinner_frame,
+            reveal=reveal.shown() if reveal is not None else None,
+            selected=index == self.cursor,
+        )
+        strips = self.renderer.render(entry, options)
+        self.render_count += 1
+        self._cache[index] = (key, strips)
+        if len(self._cache) > CACHE_ENTRIES:
+            self._cache.popitem(last=False)
+        if self._index.height(index) != len(strips) or not self._measured[index]:
+            self._measured[index] = 1
+            if self._index.height(index) != len(strips):
+                self._index.set(index, len(strips))
+                self._size_dirty = True
+        return strips
+
+    def _measure(self, index: int) -> None:
+        self.strips(index)
+
+    def render_line(self, y: int) -> Strip:
+        width = self._content_width()
+        if self.new_output_below and not self.following and y == self.size.height - 1:
+            return self._hint_strip(width)
+        line = self.scroll_offset.y + y
+        index, within = self._index.locate(line)
+        if index >= len(self._index):
+            return Strip.blank(width, self.rich_style)
+        strips = self.strips(index)
+        if self._size_dirty:
+            self.call_after_refresh(self._apply_virtual_size)
+        if within >= len(strips):
+            return Strip.blank(width, self.rich_style)
+        return strips[within]
+
+    def _hint_strip(self, width: int) -> Strip:
+        text = " ↓ new output — End to follow "
+        style = self.styles_for_render.status_waiting
+        pad = max(width - len(text), 0)
+        return Strip(
+            [
+                Segment(" " * (pad // 2)),
+                Segment(text, style + Style(reverse=True)),
+                Segment(" " * (pad - pad // 2)),
+            ],
+            width,
+        )
+
+    # -- size, scrolling and following -------------------------------------------
+
+    def _apply_virtual_size(self) -> None:
+        self._size_dirty = False
+        size = Size(self._content_width(), self._index.total())
+        if size != self.virtual_size:
+            self.virtual_size = size
+        if self.following:
+            self._scroll_to_end()
+
+    def _content_changed(self) -> None:
+        if self.following:
+            self._measure_tail()
+        elif len(self._index):
+            self.new_output_below = True
+        self._apply_virtual_size()
+        self.refresh()
+
+    def _measure_tail(self) -> None:
+        """Measure the last entries, enough to fill the screen exactly."""
+        height = self.size.height or 1
+        covered = 0
+        index = len(self._index) - 1
+        while index >= 0 and covered < height:
+            if not self._measured[index] or index in self.reveals:
+                self._measure(index)
+            covered += self._index.height(index)
+            index -= 1
+
+    def _scroll_to_end(self) -> None:
+        target = self.max_scroll_y
+        if self.scroll_y != target:
+            self._programmatic_scroll = True
+            try:
+                self.scroll_to(y=target, animate=False)
+            finally:
+                self._programmatic_scroll = False
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._programmatic_scroll:
+            return
+        distance = self.max_scroll_y - new_value
+        if distance <= 0:
+            self.following = True
+        elif distance > FOLLOW_THRESHOLD:
+            self.following = False
+
+    def watch_following(self, following: bool) -> None:
+        if following:
+            self.new_output_below = False
+        else:
+            self.flush_reveals()
+        self.refresh()
+
+    def action_scroll_end(self) -> None:
+        self.following = True
+        self._measure_tail()
+        self._apply_virtual_size()
+        self._scroll_to_end()
+
+    def action_scroll_home(self) -> None:
+        self.following = False
+        self.scroll_to(y=0, animate=False)
+
+    # -- reveal ------------------------------------------------------------------
+
+    def stream(self, index: int) -> None:
+        """Entry ``index`` (an assistant entry) received text: reveal it smoothly."""
+        entry = self.source[index]
+        if not isinstance(entry, AssistantEntry) or not self.following:
+            self.entry_changed(index)
+            return
+        for other in [i for i in self.reveals if i != index]:
+            self._flush_one(other)
+        state = self.reveals.get(index)
+        if state is None:
+            state = self.reveals[index] = RevealState()
+            state.targets = []
+            state.revealed = []
+        for chunk_index, chunk in enumerate(entry.chunks):
+            state.set_target(chunk_index, chunk.text)
+        self._ticker.resume()
+        self.entry_changed(index)
+
+    def _reveal_frame(self) -> None:
+        changed = [index for index, state in self.reveals.items() if state.step()]
+        for index in changed:
+            self._cache.pop(index, None)
+            self._measure(index)
+        done = [index for index, state in self.reveals.items() if state.done]
+        for index in done:
+            del self.reveals[index]
+            self._cache.pop(index, None)
+            self._measure(index)
+        if changed or done:
+            self._content_changed()
+        if not self.reveals:
+            self._ticker.pause()
+
+    def _flush_one(self, index: int) -> None:
+        state = self.reveals.pop(index, None)
+        if state is not None:
+            self._cache.pop(index, None)
+            self._measure(index)
+
+    def flush_reveals(self) -> None:
+        """Show all streamed text at once (turn ended, user scrolled away)."""
+        if not self.reveals:
+            return
+        for index in list(self.reveals):
+            self._flush_one(index)
+        self._ticker.pause()
+        self._content_changed()
+
+    @property
+    def revealing(self) -> bool:
+        return bool(self.reveals)
+
+    def _spin(self) -> None:
+        if not self._running_tools:
+            self._spinner.pause()
+            return
+        self._spinner_frame += 1
+        top = self.scroll_offset.y
+        first, _ = self._index.locate(top)
+        last, _ = self._index.locate(top + self.size.height)
+        visible = [i for i in self._running_tools if first <= i <= last]
+        for index in visible:
+            self._cache.pop(index, None)
+            self._measure(index)
+        if visible:
+            self._content_changed()
+
+    # -- cursor, expansion, copy -------------------------------------------------
+
+    def action_cursor(self, step: int) -> None:
+        if not len(self._index):
+            return
+        if self.cursor is None:
+            first, _ = self._index.locate(self.scroll_offset.y)
+            last, _ = self._index.locate(self.scroll_offset.y + self.size.height - 1)
+            new = min(last, len(self._index) - 1) if step < 0 else first
+        else:
+            new = min(max(self.cursor + step, 0), len(self._index) - 1)
+        old, self.cursor = self.cursor, new
+        for index in (old, new):
+            if index is not None:
+                self.entry_changed(index)
+        self._scroll_to_entry(new)
+
+    def _scroll_to_entry(self, index: int) -> None:
+        top = self._index.offset(index)
+        bottom = top + self._index.height(index)
+        view_top = self.scroll_offset.y
+        if top < view_top:
+            self.following = False
+            self.scroll_to(y=top, animate=False)
+        elif bottom > view_top + self.size.height:
+            self.scroll_to(y=max(bottom - self.size.height, 0), animate=False)
+
+    def action_toggle_expand(self) -> None:
+        if self.cursor is None:
+            return
+        self.expanded ^= {self.cursor}
+        self.entry_changed(self.cursor)
+
+    def on_click(self, event: events.Click) -> None:
+        index, _ = self._index.locate(self.scroll_offset.y + event.y)
+        if index >= len(self._index):
+            return
+        if self.cursor == index:
+            self.action_toggle_expand()
+            return
+        old, self.cursor = self.cursor, index
+        for changed in (old, index):
+            if changed is not None:
+                self.entry_changed(changed)
+
+    def action_copy(self) -> None:
+        target = self.cursor
+        if target is None:
+            target = next(
+                (
+                    i
+                    for i in range(len(self.source) - 1, -1, -1)
+                    if isinstance(self.source[i], AssistantEntry)
+                ),
+                None,
+            )
+        if target is None:
+            self.notify("Nothing to copy yet", severity="warning")
+            return
+        what = "the selected entry" if self.cursor is not None else "the last reply"
+        self.post_message(self.CopyRequested(entry_text(self.source[target]), what))
+
+
+def entry_text(entry: Entry) -> str:
+    """An entry as plain text, for the clipboard (Markdown kept as written)."""
+    if isinstance(entry, UserEntry | NoticeEntry):
+        return entry.text
+    if isinstance(entry, AssistantEntry):
+        return "".join(c.text for c in entry.chunks if c.type == "message")
+    parts = [entry.title]
+    for item in entry.content:
+        if item.get("type") == "content":
+            block = item.get("content") or {}
+            parts.append(str(block.get("text", "")))
+        elif item.get("type") == "diff":
+            parts.append(f"--- {item.get('path')}\n{item.get('newText', '')}")
+        elif item.get("type") == "terminal":
+            parts.append(str(item.get("output", "")))
+    return "\n\n".join(p for p in parts if p)

@@ -1,0 +1,1 @@
+"""Shipped themes (TOML), installed as the package ``acp_tui.themes``."""
