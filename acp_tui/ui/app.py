@@ -100,7 +100,7 @@ class AcpApp(App[int]):
         self._last_ctrl_c = 0.0
         self._turn_started: float | None = None
         self._starting = False
-        self._closing = False
+        self._quitting = False
 
     # -- layout ------------------------------------------------------------------
 
@@ -178,8 +178,23 @@ class AcpApp(App[int]):
         self.log_view.sync()
         self.prompt.set_commands(session.commands)
         self.query_one(PlanPanel).entries = list(session.plan)
+        self.log_view.set_empty_message(self._welcome(connection))
         self._update_status()
         self._send_next()
+
+    def _welcome(self, connection: AgentConnection) -> str:
+        info = connection.init_result.get("agentInfo") or {}
+        name = str(info.get("title") or info.get("name") or self.spec.display_name)
+        version = f" {info['version']}" if info.get("version") else ""
+        lines = [
+            f"{name}{version} is ready in {self.cwd.name or self.cwd}",
+            "",
+            "Type a message and press Enter · Ctrl+J for a new line · / for commands",
+            "Shift+Tab switches mode · Esc cancels a turn · PgUp/PgDn scroll · Ctrl+Q quits",
+        ]
+        if self.spec.name == "demo":
+            lines += ["", "New here? Say hi for a guided tour."]
+        return "\n".join(lines)
 
     # -- events from the core -----------------------------------------------------
 
@@ -352,9 +367,9 @@ class AcpApp(App[int]):
     # -- actions -------------------------------------------------------------------
 
     async def action_quit(self) -> None:
-        if self._closing:
+        if self._quitting:
             return
-        self._closing = True
+        self._quitting = True
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.host.shutdown(), 5)
         self.exit(0)
@@ -363,7 +378,7 @@ class AcpApp(App[int]):
         now = time.monotonic()
         if self.prompt.text:
             self.prompt.clear_draft()
-            self._last_ctrl_c = now
+            self._last_ctrl_c = 0.0  # clearing does not arm quitting
             return
         if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
             self.call_later(self.action_quit)

@@ -141,6 +141,8 @@ class EntryLog(ScrollView, can_focus=True):
         self.cursor: int | None = None
         self.reveals: dict[int, RevealState] = {}
         self.new_output_below = False
+        #: Shown in the middle of an empty log (what to do first).
+        self.empty_message = ""
         self._theme_generation = 0
         self._index = HeightIndex()
         self._measured = bytearray()
@@ -282,6 +284,8 @@ class EntryLog(ScrollView, can_focus=True):
         width = self._content_width()
         if self.new_output_below and not self.following and y == self.size.height - 1:
             return self._hint_strip(width)
+        if not len(self._index):
+            return self._empty_line(y, width)
         line = self.scroll_offset.y + y
         index, within = self._index.locate(line)
         if index >= len(self._index):
@@ -292,6 +296,25 @@ class EntryLog(ScrollView, can_focus=True):
         if within >= len(strips):
             return Strip.blank(width, self.rich_style)
         return strips[within]
+
+    def _empty_line(self, y: int, width: int) -> Strip:
+        lines = self.empty_message.splitlines()
+        top = max((self.size.height - len(lines)) // 2, 0)
+        if not top <= y < top + len(lines):
+            return Strip.blank(width, self.rich_style)
+        text = lines[y - top][:width]
+        style = self.styles_for_render.heading if y == top else self.styles_for_render.muted
+        left = max((width - len(text)) // 2, 0)
+        segments = [
+            Segment(" " * left),
+            Segment(text, style),
+            Segment(" " * (width - left - len(text))),
+        ]
+        return Strip(segments, width)
+
+    def set_empty_message(self, message: str) -> None:
+        self.empty_message = message
+        self.refresh()
 
     def _hint_strip(self, width: int) -> Strip:
         text = " ↓ new output — End to follow "
@@ -337,10 +360,13 @@ class EntryLog(ScrollView, can_focus=True):
 
     def _scroll_to_end(self) -> None:
         target = self.max_scroll_y
+
         if self.scroll_y != target:
             self._programmatic_scroll = True
             try:
-                self.scroll_to(y=target, animate=False)
+                # force: the scrollbar (and so "allow_vertical_scroll") appears
+                # only at the next layout, after the content has already grown.
+                self.scroll_to(y=target, animate=False, force=True)
             finally:
                 self._programmatic_scroll = False
 

@@ -1,0 +1,106 @@
+"""Driving the real app (real host core, real agent subprocess) under Pilot."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from acp_tui.core.connection import AgentSpec
+from acp_tui.core.host import Host
+from acp_tui.ui.app import AcpApp
+from tests.conftest import SCRIPTED_AGENT
+
+
+def demo(delay: float = 0.0) -> AgentSpec:
+    return AgentSpec.of(
+        sys.executable,
+        ["-m", "acp_tui.agents.demo"],
+        {"ACP_TUI_DEMO_DELAY": str(delay)},
+        name="demo",
+    )
+
+
+def scripted() -> AgentSpec:
+    return AgentSpec.of(sys.executable, [str(SCRIPTED_AGENT)], name="scripted")
+
+
+def make_app(spec: AgentSpec, cwd: Path, theme: str | None = None) -> AcpApp:
+    return AcpApp(spec, cwd=cwd, host=Host(cancel_grace=2.0), theme=theme)
+
+
+async def until(pilot: Pilot[int], condition: Callable[[], bool], timeout: float = 20) -> None:
+    """Let the app run until ``condition()`` holds (a hang guard, not a timing claim)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached")
+        await pilot.pause(0.02)
+
+
+async def ready(pilot: Pilot[int]) -> AcpApp:
+    app = pilot.app
+    assert isinstance(app, AcpApp)
+    await until(pilot, lambda: app.session is not None)
+    app.prompt.cursor_blink = False
+    await pilot.pause()
+    return app
+
+
+def idle(app: AcpApp) -> bool:
+    session = app.session
+    return (
+        session is not None
+        and session.status in ("idle", "error", "closed")
+        and not app.queued
+        and not app.log_view.revealing
+    )
+
+
+async def send(pilot: Pilot[int], text: str) -> None:
+    """Put ``text`` in the prompt and press Enter.
+
+    The text is inserted in one go (Pilot waits for the app to go idle after
+    every key, which makes typing long commands slow); Enter is a real key
+    press. Typing itself is covered by tests/ui/test_prompt_input.py."""
+    app = pilot.app
+    assert isinstance(app, AcpApp)
+    app.prompt.focus()
+    app.prompt.insert(text)
+    await pilot.press("enter")
+
+
+def submit(app: AcpApp, text: str) -> None:
+    """Submit ``text`` as Enter would, without Pilot's wait for the app to go
+    idle (which, while a reply is being revealed, can outlast the reveal)."""
+    app.prompt.focus()
+    app.prompt.insert(text)
+    app.prompt.action_submit()
+
+
+async def turn(pilot: Pilot[int], text: str, turns_before: int | None = None) -> AcpApp:
+    """Send ``text`` and wait until that turn has ended and is fully shown."""
+    app = pilot.app
+    assert isinstance(app, AcpApp) and app.session is not None
+    users = sum(1 for e in app.session.thread.entries if e.kind == "user")
+    await send(pilot, text)
+    await until(
+        pilot,
+        lambda: (
+            app.session is not None
+            and sum(1 for e in app.session.thread.entries if e.kind == "user") > users
+            and idle(app)
+        ),
+    )
+    await pilot.pause()
+    return app
+
+
+def screen_text(app: AcpApp) -> str:
+    """What the log shows right now, as plain text."""
+    log = app.log_view
+    return "\n".join(log.render_line(y).text for y in range(log.size.height))

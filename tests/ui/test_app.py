@@ -1,0 +1,311 @@
+"""The TUI driven from the keyboard against real agents (demo and scripted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from acp_tui.core.entries import AssistantEntry, NoticeEntry, ToolCallEntry
+from acp_tui.ui.screens.permission import PermissionScreen
+from tests.ui.helpers import (
+    demo,
+    make_app,
+    ready,
+    screen_text,
+    scripted,
+    send,
+    submit,
+    turn,
+    until,
+)
+
+
+def replies(app) -> list[str]:  # type: ignore[no-untyped-def]
+    assert app.session is not None
+    return [
+        "".join(c.text for c in e.chunks if c.type == "message")
+        for e in app.session.thread.entries
+        if isinstance(e, AssistantEntry)
+    ]
+
+
+async def test_streamed_multi_turn_chat_with_the_demo(tmp_path: Path) -> None:
+    app = make_app(demo(), tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        assert "Say hi for a guided tour" in screen_text(app)
+        await turn(pilot, "what can you do")
+        session = app.session
+        assert session is not None
+        first_connection = app.connection
+        await turn(pilot, "and markdown?")
+        assert app.session is session and app.connection is first_connection
+        texts = replies(app)
+        assert len(texts) == 2
+        assert "what can you do" in texts[1]  # the demo remembers turn 1
+        shown = screen_text(app)
+        assert "Last time you asked" in shown
+        assert app.log_view.following
+
+
+async def test_reveal_runs_during_the_stream_and_finishes_after(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        submit(app, "burst 3000 3")
+        log = app.log_view
+        await until(pilot, lambda: log.revealing)
+        state = next(iter(log.reveals.values()))
+        shown: list[int] = []
+        await until(pilot, lambda: shown.append(state.revealed[0]) or shown[-1] > 1000)
+        assert shown[0] < 3000, "text appears gradually, not at once"
+        assert shown == sorted(shown)
+        await until(pilot, lambda: app.session is not None and app.session.status == "idle")
+        assert not log.revealing  # the end of the turn flushed whatever was left
+        assert "lorem ipsum" in screen_text(app)
+
+
+async def test_follow_tail_pauses_on_scroll_up_and_resumes_at_the_end(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "flood 200")
+        log = app.log_view
+        assert log.following and log.scroll_y == log.max_scroll_y
+        await send(pilot, "slow 400 0.05")
+        await until(pilot, lambda: app.session is not None and app.session.status == "running")
+        await pilot.press("pageup")  # an app-level key: works while typing in the prompt
+        await pilot.pause()
+        assert not log.following
+        assert not log.revealing  # scrolling away flushes the reveal
+        stopped_at = log.scroll_y
+        await until(pilot, lambda: log.new_output_below)
+        await pilot.pause(0.3)
+        assert log.scroll_y == stopped_at  # new output did not move the view
+        assert "new output" in screen_text(app)
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert log.following and log.scroll_y == log.max_scroll_y
+        lines = len(replies(app)[-1])
+        await until(pilot, lambda: len(replies(app)[-1]) > lines + 20)
+        await pilot.pause(0.1)
+        assert log.following and log.scroll_y == log.max_scroll_y  # following again
+        await pilot.press("escape")
+        await until(pilot, lambda: app.session is not None and app.session.status == "idle")
+
+
+async def _edit_with_key(tmp_path: Path, key: str) -> tuple[str | None, str]:
+    app = make_app(demo(), tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/edit")
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press(key)
+        await until(
+            pilot, lambda: app.session is not None and app.session.status == "idle", timeout=20
+        )
+        assert not isinstance(app.screen, PermissionScreen)
+        assert app.focused is app.prompt
+        note = tmp_path / "demo-notes.md"
+        entry = next(e for e in app.session.thread.entries if isinstance(e, ToolCallEntry))
+        return (note.read_text() if note.exists() else None), entry.status
+
+
+async def test_permission_allow_once_with_y(tmp_path: Path) -> None:
+    written, status = await _edit_with_key(tmp_path, "y")
+    assert written is not None and "Demo notes" in written
+    assert status == "completed"
+
+
+async def test_permission_allow_always_with_a(tmp_path: Path) -> None:
+    written, _status = await _edit_with_key(tmp_path, "a")
+    assert written is not None
+
+
+async def test_permission_reject_with_n(tmp_path: Path) -> None:
+    written, status = await _edit_with_key(tmp_path, "n")
+    assert written is None
+    assert status in ("failed", "rejected")
+
+
+async def test_permission_escape_rejects(tmp_path: Path) -> None:
+    written, _status = await _edit_with_key(tmp_path, "escape")
+    assert written is None
+
+
+async def test_escape_cancels_the_running_turn(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "slow 500 0.05")
+        await until(pilot, lambda: app.session is not None and app.session.status == "running")
+        await until(pilot, lambda: bool(replies(app)))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.session is not None and app.session.status == "idle")
+        assert app.session is not None and app.session.last_stop_reason == "cancelled"
+        assert "line 499" not in replies(app)[-1]
+
+
+async def test_the_draft_survives_a_stream_and_a_modal(tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        submit(app, f"permission-when {gate}")
+        await until(pilot, lambda: bool(replies(app)))  # the agent is streaming
+        await pilot.press(*"half a thought")
+        await pilot.press("left", "left", "shift+left")
+        before = (app.prompt.text, app.prompt.selection)
+        assert before[0] == "half a thought"
+        gate.touch()  # now the agent asks permission: a modal over the draft
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert (app.prompt.text, app.prompt.selection) == before
+        await pilot.press("y")
+        await until(pilot, lambda: not isinstance(app.screen, PermissionScreen))
+        assert app.focused is app.prompt
+        await until(pilot, lambda: app.session is not None and app.session.status == "idle")
+        assert '"optionId": "allow"' in replies(app)[-1]
+        assert (app.prompt.text, app.prompt.selection) == before
+
+
+async def test_prompts_sent_during_a_turn_are_queued_then_sent(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hang")
+        await until(pilot, lambda: app.session is not None and app.session.status == "running")
+        await send(pilot, "echo queued one")
+        await pilot.pause()
+        assert app.queued == ["echo queued one"]
+        assert "queued: echo queued one" in str(app.query_one("#queue").render())
+        assert "1 queued" in str(app.query_one("#status").render())
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(replies(app)) and replies(app)[-1] == "queued one ")
+        assert not app.queued
+
+
+async def test_history_recall_with_up_and_down(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "echo first")
+        await turn(pilot, "echo second")
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert app.prompt.text == "echo second"
+        await pilot.press("up")
+        assert app.prompt.text == "echo first"
+        await pilot.press("down", "down")
+        assert app.prompt.text == "draft"
+
+
+async def test_agent_death_shows_an_error_and_the_next_prompt_restarts(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        first = app.connection
+        await send(pilot, "die 9")
+        await until(pilot, lambda: app.session is not None and app.session.status == "closed")
+        await pilot.pause()
+        notices = [e for e in app.session.thread.entries if isinstance(e, NoticeEntry)]
+        assert "exit code 9" in notices[-1].text
+        assert "fatal: scripted death" in notices[-1].text
+        assert "exit code 9" in screen_text(app)
+        assert not app.prompt.disabled
+        await send(pilot, "echo back again")
+        await until(pilot, lambda: app.connection is not first and app.connection is not None)
+        await until(pilot, lambda: app.session is not None and app.session.status == "idle")
+        await until(pilot, lambda: bool(replies(app)) and replies(app)[-1] == "back again ")
+        assert "exit code 9" in "".join(
+            e.text for e in app.source._segments[0] if isinstance(e, NoticeEntry)
+        )
+
+
+async def test_ac19_an_update_re_renders_only_that_entry(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "flood 30 EVERY 3")
+        log = app.log_view
+        await pilot.pause()
+        session = app.session
+        assert session is not None and len(session.thread) > 15
+        found = session.thread.tool_call("mark-30")
+        assert found is not None
+        index, entry = found
+        entry.title = "renamed"
+        session.commit(session.thread.touch(index))
+        await pilot.pause()
+        before = log.render_count
+        cached_before = {i: log._cache[i] for i in log._cache if i != index}
+        await pilot.pause()
+        log.entry_changed(index)
+        app.refresh()
+        await pilot.pause()
+        assert log.render_count - before == 1
+        for i, cached in cached_before.items():
+            assert log._cache.get(i) is cached, f"entry {i} was re-rendered"
+
+
+async def test_copy_the_last_reply_from_the_log(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "echo copy me")
+        await pilot.press("ctrl+l")
+        assert app.focused is app.log_view
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.clipboard == "copy me "
+
+
+async def test_shift_tab_cycles_modes(tmp_path: Path) -> None:
+    app = make_app(demo(), tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        session = app.session
+        assert session is not None and session.modes is not None
+        assert session.modes["currentModeId"] == "ask"
+        await pilot.press("shift+tab")
+        await until(pilot, lambda: session.modes["currentModeId"] == "auto")  # type: ignore[index]
+        assert app.focused is app.prompt
+        await pilot.press("shift+tab")
+        await until(pilot, lambda: session.modes["currentModeId"] == "ask")  # type: ignore[index]
+
+
+async def test_ctrl_c_clears_then_quits_and_reaps(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        assert app.connection is not None and app.connection.process is not None
+        pid = app.connection.process.pid
+        await pilot.press(*"some draft")
+        await pilot.press("ctrl+c")
+        assert app.prompt.text == ""
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: not app.is_running, timeout=10)
+    from tests.test_lifecycle import alive
+
+    assert not alive(pid)
+
+
+async def test_theme_switch_rerenders_with_new_colours(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path, theme="acp-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "echo colours")
+        before = app.log_view.styles_for_render
+        app.theme = "acp-light"
+        await pilot.pause()
+        after = app.log_view.styles_for_render
+        assert before.generation != after.generation
+        assert before.dark and not after.dark
+        assert "colours" in screen_text(app)
+
+
+async def test_unknown_theme_falls_back_with_a_notice(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path, theme="no-such-theme")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        assert app.theme == "acp-dark"
