@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
@@ -31,6 +31,7 @@ from acp_tui.core.session import Session
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.permission_flow import PermissionFlow
 from acp_tui.ui.themes import DEFAULT_THEME, register_themes
+from acp_tui.ui.widgets import status_bar
 from acp_tui.ui.widgets.entry_log import EntryLog, LogSource
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -39,6 +40,8 @@ from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 #: Events handled per batch before the UI gets a turn (keeps it responsive under floods).
 EVENT_BATCH = 256
 DOUBLE_PRESS_SECONDS = 2.0
+#: Below this many rows the plan panel starts folded to one line.
+SHORT_SCREEN = 30
 
 
 class QueueLine(Static):
@@ -101,6 +104,7 @@ class AcpApp(App[int]):
         self._turn_started: float | None = None
         self._starting = False
         self._quitting = False
+        self._plan_folded_by_user: bool | None = None
 
     # -- layout ------------------------------------------------------------------
 
@@ -178,6 +182,7 @@ class AcpApp(App[int]):
         self.log_view.sync()
         self.prompt.set_commands(session.commands)
         self.query_one(PlanPanel).entries = list(session.plan)
+        self.log_view.cwd = str(session.cwd)
         self.log_view.set_empty_message(self._welcome(connection))
         self._update_status()
         self._send_next()
@@ -261,7 +266,7 @@ class AcpApp(App[int]):
     def _status_changed(self, session_id: str, data: dict[str, Any]) -> None:
         status = data.get("status")
         if status == "running":
-            self._turn_started = time.monotonic()
+            self._turn_started = status_bar.now()
         else:
             self.log_view.flush_reveals()
             self._turn_started = None
@@ -426,6 +431,12 @@ class AcpApp(App[int]):
     def action_toggle_plan(self) -> None:
         plan = self.query_one(PlanPanel)
         plan.folded = not plan.folded
+        self._plan_folded_by_user = plan.folded
+
+    def on_resize(self, event: events.Resize) -> None:
+        # Short terminals keep the plan to one line unless the user unfolded it.
+        if self._plan_folded_by_user is None:
+            self.query_one(PlanPanel).folded = event.size.height < SHORT_SCREEN
 
     def action_focus_log(self) -> None:
         self.log_view.focus()

@@ -761,3 +761,15 @@ def test_rendering_is_fast_enough() -> None:
     # Generous bounds for slow CI; typically ~1 ms streaming and ~5 ms cold.
     assert streaming < 0.05
     assert cold < 0.1
+
+
+def test_paths_inside_the_working_directory_are_shown_relative() -> None:
+    from acp_tui.ui.render.tools import display_path
+
+    assert display_path("/work/app/src/x.py", "/work/app") == "src/x.py"
+    assert display_path("/work/app/src/x.py", "/work/app/") == "src/x.py"
+    assert display_path("/work/application/x.py", "/work/app") == "/work/application/x.py"
+    assert display_path("/etc/passwd", "/work/app") == "/etc/passwd"
+    assert display_path("/work/app", "/work/app") == "/work/app"
+    assert display_path("C:\\proj\\a.py", "C:\\proj") == "a.py"
+    assert display_path("/x/y", None) == "/x/y"

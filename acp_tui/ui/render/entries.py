@@ -55,6 +55,8 @@ class RenderOptions:
     reveal: Mapping[int, int] | None = None
     #: The entry has the log's cursor.
     selected: bool = False
+    #: The session's working directory: paths inside it are shown relative.
+    cwd: str | None = None
 
 
 class EntryRenderer:

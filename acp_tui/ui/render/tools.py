@@ -81,6 +81,15 @@ def status_badge(status: str, styles: RenderStyles, frame: int) -> Text:
     return Text(label, style=style, end="")
 
 
+def display_path(path: str, cwd: str | None) -> str:
+    """``path`` relative to ``cwd`` when it lies inside it, else as given."""
+    if cwd:
+        prefix = cwd.rstrip("/\\") + ("\\" if "\\" in cwd and "/" not in cwd else "/")
+        if path.startswith(prefix) and len(path) > len(prefix):
+            return path[len(prefix) :]
+    return path
+
+
 class ToolCallRenderer:
     def __init__(self, painter: Painter, markdown: MarkdownRenderer) -> None:
         self._painter = painter
@@ -153,7 +162,8 @@ class ToolCallRenderer:
         for location in shown:
             line_no = location.get("line")
             suffix = f":{line_no}" if isinstance(line_no, int) else ""
-            path = shorten_left(one_line(str(location["path"])), max(1, width - len(suffix)))
+            shown_path = display_path(str(location["path"]), options.cwd)
+            path = shorten_left(one_line(shown_path), max(1, width - len(suffix)))
             lines.append(self._painter.truncated(Text(path + suffix), width, styles.muted))
         if hidden:
             more = Text(f"… {hidden} more location{'s' if hidden > 1 else ''}")
@@ -197,7 +207,7 @@ class ToolCallRenderer:
             stats.append(f" −{removes}", styles.status_failed)
         if not diff:
             stats.append(" no changes", styles.muted)
-        path = one_line(str(item.get("path") or "")) or "(no path)"
+        path = one_line(display_path(str(item.get("path") or ""), options.cwd)) or "(no path)"
         path = shorten_left(path, max(1, width - stats.cell_len))
         header = assemble((path, styles.diff_file), stats)
         lines = [self._painter.truncated(header, width, styles.text)]

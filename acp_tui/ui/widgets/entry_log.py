@@ -141,9 +141,12 @@ class EntryLog(ScrollView, can_focus=True):
         self.cursor: int | None = None
         self.reveals: dict[int, RevealState] = {}
         self.new_output_below = False
+        #: The session's working directory (paths inside it are shown relative).
+        self.cwd: str | None = None
         #: Shown in the middle of an empty log (what to do first).
         self.empty_message = ""
         self._theme_generation = 0
+        self._applied_theme = ""
         self._index = HeightIndex()
         self._measured = bytearray()
         self._width = 0
@@ -159,13 +162,9 @@ class EntryLog(ScrollView, can_focus=True):
         self._ticker = self.set_interval(FRAME_SECONDS, self._reveal_frame, pause=True)
         self._spinner = self.set_interval(SPINNER_SECONDS, self._spin, pause=True)
         self._apply_theme()
-        self.watch(self.app, "theme", self._on_theme_change, init=False)
-
-    def _on_theme_change(self) -> None:
-        self._apply_theme()
-        self._invalidate_all()
 
     def _apply_theme(self) -> None:
+        self._applied_theme = self.app.theme
         variables = self.app.theme_variables
         dark = self.app.current_theme.dark
         self.styles_for_render = RenderStyles.from_theme_variables(variables, dark)
@@ -173,8 +172,12 @@ class EntryLog(ScrollView, can_focus=True):
         self.renderer.clear()
 
     def notify_style_update(self) -> None:
+        # Called once the new theme's variables are in place (a watcher on
+        # app.theme would run before them).
         super().notify_style_update()
-        self._cache.clear()
+        if self.is_mounted and self._applied_theme != self.app.theme:
+            self._apply_theme()
+            self._invalidate_all()
 
     def on_resize(self, event: events.Resize) -> None:
         width = self.scrollable_content_region.width
@@ -264,8 +267,10 @@ class EntryLog(ScrollView, can_focus=True):
             spinner_frame=self._spinner_frame,
             reveal=reveal.shown() if reveal is not None else None,
             selected=index == self.cursor,
+            cwd=self.cwd,
         )
-        strips = self.renderer.render(entry, options)
+        base = self.rich_style  # the theme's background under unstyled cells
+        strips = [strip.apply_style(base) for strip in self.renderer.render(entry, options)]
         self.render_count += 1
         self._cache[index] = (key, strips)
         if len(self._cache) > CACHE_ENTRIES:
@@ -310,7 +315,7 @@ class EntryLog(ScrollView, can_focus=True):
             Segment(text, style),
             Segment(" " * (width - left - len(text))),
         ]
-        return Strip(segments, width)
+        return Strip(segments, width).apply_style(self.rich_style)
 
     def set_empty_message(self, message: str) -> None:
         self.empty_message = message
@@ -320,14 +325,12 @@ class EntryLog(ScrollView, can_focus=True):
         text = " ↓ new output — End to follow "
         style = self.styles_for_render.status_waiting
         pad = max(width - len(text), 0)
-        return Strip(
-            [
-                Segment(" " * (pad // 2)),
-                Segment(text, style + Style(reverse=True)),
-                Segment(" " * (pad - pad // 2)),
-            ],
-            width,
-        )
+        segments = [
+            Segment(" " * (pad // 2)),
+            Segment(text, style + Style(reverse=True)),
+            Segment(" " * (pad - pad // 2)),
+        ]
+        return Strip(segments, width).apply_style(self.rich_style)
 
     # -- size, scrolling and following -------------------------------------------
 

@@ -30,6 +30,11 @@ class StatusInfo:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
+def now() -> float:
+    """The clock for elapsed times (a seam tests replace to pin snapshots)."""
+    return time.monotonic()
+
+
 def _tokens(count: int) -> str:
     if count >= 1_000_000:
         return f"{count / 1_000_000:.1f}M"
@@ -98,7 +103,7 @@ class StatusBar(Widget):
     @staticmethod
     def _turn(info: StatusInfo, palette: ThemePalette) -> Text:
         if info.status == "running" and info.running_since is not None:
-            elapsed = _elapsed(time.monotonic() - info.running_since)
+            elapsed = _elapsed(now() - info.running_since)
             return Text(
                 f"◐ running {elapsed} · Esc to cancel", style=palette.hex("text-warning", "warning")
             )
