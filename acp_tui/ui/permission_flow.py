@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from acp_tui.ui.app import AcpApp
 
 PREVIEW_LINES = 400
+#: After a dialog closes, typed characters are ignored this long (a doubled
+#: "yy" must not put a "y" in the draft).
+KEY_REPEAT_GUARD = 0.3
 
 
 class PermissionFlow:
@@ -85,6 +88,7 @@ class PermissionFlow:
         return ThemePalette(self.app.theme_variables, self.app.current_theme.dark)
 
     def _answered(self, request_id: str, choice: str | None) -> None:
+        self.app.prompt.mute_typing(KEY_REPEAT_GUARD)
         if self.showing == request_id:
             self.showing = None
             self._screen = None

@@ -159,7 +159,7 @@ async def test_the_draft_survives_a_stream_and_a_modal(tmp_path: Path) -> None:
         gate.touch()  # now the agent asks permission: a modal over the draft
         await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
         assert (app.prompt.text, app.prompt.selection) == before
-        await pilot.press("y")
+        await pilot.press("y", "y")  # a doubled key must not reach the draft
         await until(pilot, lambda: not isinstance(app.screen, PermissionScreen))
         assert app.focused is app.prompt
         await until(pilot, lambda: app.session is not None and app.session.status == "idle")

@@ -55,6 +55,7 @@ from the focused widget up to the App):
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 from textual import events
@@ -141,6 +142,7 @@ class PromptInput(TextArea):
         self._commands: list[SlashCommand] = []
         self._menu: CommandMenu | None = None
         self._completion_open = False
+        self._mute_until = 0.0
         # After Esc or an accept, the menu stays shut until the text differs from this.
         self._menu_dismissed_for: str | None = None
         self._layout_screen: Screen[Any] | None = None
@@ -156,6 +158,10 @@ class PromptInput(TextArea):
     def commands(self) -> list[SlashCommand]:
         """The slash commands currently offered (parsed)."""
         return list(self._commands)
+
+    def mute_typing(self, seconds: float) -> None:
+        """Ignore typed characters for ``seconds`` (after a dialog closes)."""
+        self._mute_until = time.monotonic() + seconds
 
     def clear_draft(self) -> None:
         """Clear the text (undoable with Ctrl+Z), close the menu, end any history walk."""
@@ -195,6 +201,12 @@ class PromptInput(TextArea):
         # TextArea from also handling the key, ``stop`` keeps it from bubbling
         # to the Screen/App bindings.
         key = event.key
+        if event.is_printable and time.monotonic() < self._mute_until:
+            # A key that answered a dialog and was pressed twice ("yy") must
+            # not land in the draft.
+            event.stop()
+            event.prevent_default()
+            return
         if key in ("enter", "tab", "escape", "up", "down", "pageup", "pagedown"):
             # Keys can be queued before the Changed message of the previous
             # keystroke is processed: bring the menu up to date first.
