@@ -144,13 +144,14 @@ def run_headless(spec: AgentSpec | None, cwd: Path, roots: list[Path]) -> int:
 
 
 async def _serve(spec: AgentSpec | None, roots: list[Path]) -> int:
+    from acp_tui.core.framing import READ_AHEAD
     from acp_tui.core.host import Host
     from acp_tui.server.methods import Methods
-    from acp_tui.server.server import MAX_FRAME, HeadlessServer
+    from acp_tui.server.server import HeadlessServer
     from acp_tui.server.stdio import open_reader, open_sink
 
     host = Host(extra_roots=roots)
-    reader = await open_reader(sys.stdin.buffer, MAX_FRAME + 1)
+    reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)
     server = HeadlessServer(host, Methods(host, spec), reader, sink)
     received: list[int] = []

@@ -92,7 +92,9 @@ async def test_stalled_headless_reader_then_drain(tmp_path: Path) -> None:
         stderr=asyncio.subprocess.DEVNULL,
         cwd=str(REPO),
         env=dict(os.environ),
-        limit=64 * 1024 * 1024,
+        # asyncio reads a pipe ahead until twice this is buffered: keep it small
+        # so that not reading really leaves the server's stdout unread.
+        limit=2 * 1024 * 1024,
     )
     assert proc.stdin is not None and proc.stdout is not None
     agent = {"command": sys.executable, "args": [str(SCRIPTED_AGENT)]}

@@ -135,9 +135,35 @@ async def test_close_lets_the_consumer_drain_then_stops_it() -> None:
 
 async def test_many_merges_stay_linear() -> None:
     channel = EventChannel(capacity=4, merge_at=0)
+    channel.merge_limit = 10**9
     for n in range(200_000):
         channel.offer(delta("x", n + 1))
     event = channel.get_nowait()
     assert event is not None
     assert len(event.data["patch"]["textDelta"]["text"]) == 200_000
     assert event.cursor == 200_000
+
+
+async def test_merged_deltas_stay_a_sane_size() -> None:
+    channel = EventChannel(capacity=1000, merge_at=0)
+    channel.merge_limit = 100
+    for n in range(50):
+        channel.offer(delta("x" * 10, n + 1))
+    sizes = []
+    while (event := channel.get_nowait()) is not None:
+        sizes.append(len(event.data["patch"]["textDelta"]["text"]))
+    assert sizes == [100] * 5
+
+
+async def test_queued_text_is_bounded_whatever_the_event_count() -> None:
+    channel = EventChannel(capacity=1000, merge_at=1000)
+    channel.text_budget = 50
+    channel.offer(delta("x" * 30, 1))
+    assert channel.has_room()
+    channel.offer(delta("y" * 30, 2))
+    assert not channel.has_room(), "over the text budget the producer must wait"
+    waiter = asyncio.ensure_future(channel.wait_for_room())
+    await asyncio.sleep(0.01)
+    assert not waiter.done()
+    await channel.get()
+    await asyncio.wait_for(waiter, 1)

@@ -10,9 +10,12 @@ its own write). A channel therefore holds at most ``capacity`` events plus
 the handful one agent message can produce.
 
 Near the limit (from ``merge_at`` queued events) a text delta that extends
-the same chunk as the newest queued event is merged into it; structural
-events are never merged, reordered or dropped. Only lossy events
+the same chunk as the newest queued event is merged into it (up to
+``merge_limit`` characters per event, so frames stay a sane size);
+structural events are never merged, reordered or dropped. Only lossy events
 (``agent-stderr``) are dropped, and only when the channel is congested.
+The text queued is bounded too: past ``text_budget`` characters the
+producer waits, whatever the number of events.
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ from collections import deque
 from acp_tui.core.events import LOSSY_TYPES, Event, merge_text_deltas
 
 DEFAULT_CAPACITY = 4096
+#: Characters one merged text delta may carry.
+MERGE_LIMIT = 64 * 1024
+#: Characters of text a channel may hold before the producer must wait.
+TEXT_BUDGET = 1024 * 1024
 
 
 class ChannelClosed(Exception):
@@ -47,6 +54,9 @@ class EventChannel:
         self._room = asyncio.Event()
         self._room.set()
         self._closed = False
+        self.merge_limit = MERGE_LIMIT
+        self.text_budget = TEXT_BUDGET
+        self._text = 0
         #: How many deltas were merged and lossy events dropped (for tests/bench).
         self.merged = 0
         self.dropped = 0
@@ -59,7 +69,7 @@ class EventChannel:
         return self._closed
 
     def has_room(self) -> bool:
-        return self._closed or len(self._queue) < self.capacity
+        return self._closed or (len(self._queue) < self.capacity and self._text < self.text_budget)
 
     def offer(self, event: Event) -> None:
         """Queue ``event`` without blocking (merging or dropping per the rules)."""
@@ -72,15 +82,19 @@ class EventChannel:
                 self.dropped += 1
                 return
             tail = queue[-1]
-            if isinstance(tail, Event):
+            if isinstance(tail, Event) and tail.text_size + event.text_size <= self.merge_limit:
                 merged = merge_text_deltas(tail, event)
                 if merged is not None:
                     queue[-1] = merged
                     self.merged += 1
+                    self._text += event.text_size
+                    if self._text >= self.text_budget:
+                        self._room.clear()
                     return
         queue.append(event)
+        self._text += event.text_size
         self._readable.set()
-        if size + 1 >= self.capacity:
+        if not self.has_room():
             self._room.clear()
 
     async def wait_for_room(self) -> None:
@@ -108,9 +122,12 @@ class EventChannel:
 
     def _take(self) -> Event | _Barrier:
         item = self._queue.popleft()
-        if isinstance(item, _Barrier) and not item.future.done():
-            item.future.set_result(None)
-        if len(self._queue) < self.capacity:
+        if isinstance(item, _Barrier):
+            if not item.future.done():
+                item.future.set_result(None)
+        else:
+            self._text -= item.text_size
+        if self.has_room():
             self._room.set()
         return item
 

@@ -29,6 +29,7 @@ from acp_tui import __version__
 from acp_tui.core.channel import EventHub
 from acp_tui.core.errors import HostError
 from acp_tui.core.events import Event
+from acp_tui.core.framing import READ_AHEAD
 from acp_tui.core.jsonrpc import JsonRpcPeer, PeerClosed, RpcId
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.process import AgentProcess
@@ -127,7 +128,7 @@ class AgentConnection:
                 env=env,
                 cwd=self.cwd,
                 on_stderr=self._stderr,
-                stdout_limit=MAX_AGENT_FRAME,
+                stdout_limit=READ_AHEAD,
             )
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             self.closed = True

@@ -44,6 +44,8 @@ class Event:
     cursor: int = 0
     #: Text of merged deltas not yet joined (see :func:`merge_text_deltas`).
     pending_parts: list[str] | None = None
+    #: Characters of assistant text a text delta carries (0 for other events).
+    text_size: int = 0
 
     @property
     def text_delta(self) -> dict[str, Any] | None:
@@ -82,7 +84,9 @@ def text_delta(index: int, chunk: int, chunk_type: str, text: str, message_id: s
     delta: dict[str, Any] = {"chunk": chunk, "type": chunk_type, "text": text}
     if message_id is not None:
         delta["messageId"] = message_id
-    return Event("entry-updated", {"index": index, "patch": {"textDelta": delta}})
+    event = Event("entry-updated", {"index": index, "patch": {"textDelta": delta}})
+    event.text_size = len(text)
+    return event
 
 
 def merge_text_deltas(earlier: Event, later: Event) -> Event | None:
@@ -114,9 +118,11 @@ def merge_text_deltas(earlier: Event, later: Event) -> Event | None:
             earlier.session_id,
             earlier.cursor,
             [a["text"]],
+            earlier.text_size,
         )
     assert merged.pending_parts is not None
     merged.pending_parts.append(b["text"])
+    merged.text_size += later.text_size
     if "messageId" in b:
         a["messageId"] = b["messageId"]
     merged.cursor = later.cursor

@@ -1,7 +1,13 @@
-"""Reading newline-delimited frames with a size limit.
+"""Reading newline-delimited frames with a size limit and a small read-ahead.
 
 Shared by the agent transport (agent stdout) and the headless server (its
-stdin). A line over the limit is reported once and the rest of it is
+stdin). asyncio's ``StreamReader.readuntil`` ties two things together: the
+longest line it accepts and how far it reads ahead (the transport is paused
+only past twice that limit). Accepting 64 MiB lines that way would let 128
+MiB of an agent's output pile up in memory while the host is not reading it.
+So the reader here is created with a small limit (little read-ahead) and
+lines are assembled in our own buffer, up to ``max_frame`` bytes; a longer
+line is reported once as :class:`FrameTooLarge` and the rest of it is
 discarded, so the next line is read normally.
 """
 
@@ -10,41 +16,53 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+#: What the underlying StreamReader may buffer ahead (it pauses past twice this).
+READ_AHEAD = 256 * 1024
+_READ_SIZE = 64 * 1024
+
 
 @dataclass(frozen=True, slots=True)
 class FrameTooLarge:
     """A line longer than the limit was discarded."""
 
 
-async def read_frame(reader: asyncio.StreamReader, limit: int) -> bytes | FrameTooLarge | None:
-    """The next line (with its ``\\n``), :class:`FrameTooLarge`, or None at end of input.
+class FrameReader:
+    def __init__(self, reader: asyncio.StreamReader, max_frame: int) -> None:
+        self._reader = reader
+        self._max_frame = max_frame
+        self._buffer = bytearray()
+        self._start = 0  # where the unread part of _buffer begins
+        self._eof = False
 
-    ``reader`` must have been created with a buffer limit of at least
-    ``limit``; a line longer than the reader's limit counts as too large.
-    A last line without a newline is returned as it is.
-    """
-    try:
-        line = await reader.readuntil(b"\n")
-    except asyncio.IncompleteReadError as exc:
-        if not exc.partial:
-            return None
-        return FrameTooLarge() if len(exc.partial) > limit else exc.partial
-    except asyncio.LimitOverrunError as exc:
-        await _discard_line(reader, exc.consumed)
-        return FrameTooLarge()
-    if len(line) > limit + 1:
-        return FrameTooLarge()
-    return line
-
-
-async def _discard_line(reader: asyncio.StreamReader, consumed: int) -> None:
-    while True:
-        if consumed:
-            await reader.readexactly(consumed)
-        try:
-            await reader.readuntil(b"\n")
-            return
-        except asyncio.IncompleteReadError:
-            return
-        except asyncio.LimitOverrunError as exc:
-            consumed = exc.consumed
+    async def next(self) -> bytes | FrameTooLarge | None:
+        """The next line (without its ``\\n``), FrameTooLarge, or None at the end."""
+        discarding = False
+        while True:
+            buffer = self._buffer
+            end = buffer.find(b"\n", self._start)
+            if end >= 0:
+                line = bytes(buffer[self._start : end])
+                self._start = end + 1
+                if self._start > _READ_SIZE:
+                    del buffer[: self._start]
+                    self._start = 0
+                if discarding or len(line) > self._max_frame:
+                    return FrameTooLarge()
+                return line
+            if len(buffer) - self._start > self._max_frame:
+                # Too long already: keep nothing of it, wait for its end.
+                discarding = True
+                del buffer[:]
+                self._start = 0
+            if self._eof:
+                rest = bytes(buffer[self._start :])
+                del buffer[:]
+                self._start = 0
+                if discarding:
+                    return FrameTooLarge()
+                return rest if rest else None
+            data = await self._reader.read(_READ_SIZE)
+            if not data:
+                self._eof = True
+            else:
+                buffer += data

@@ -33,7 +33,7 @@ from typing import Any
 
 from acp import RequestError
 
-from acp_tui.core.framing import FrameTooLarge, read_frame
+from acp_tui.core.framing import FrameReader, FrameTooLarge
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +132,9 @@ class JsonRpcPeer:
 
         The owner then calls :meth:`close` with the reason it determines (the
         agent's exit code, say): outstanding requests fail only then."""
+        frames = FrameReader(self._reader, self._max_frame)
         while self._closed is None:
-            frame = await read_frame(self._reader, self._max_frame)
+            frame = await frames.next()
             if frame is None:
                 break
             if isinstance(frame, FrameTooLarge):

@@ -19,7 +19,7 @@ from typing import Any
 from acp_tui.core.channel import ChannelClosed, EventChannel
 from acp_tui.core.errors import HostError
 from acp_tui.core.events import Event
-from acp_tui.core.framing import FrameTooLarge, read_frame
+from acp_tui.core.framing import FrameReader, FrameTooLarge
 from acp_tui.core.host import Host
 from acp_tui.server.methods import Methods
 from acp_tui.server.stdio import LineSink
@@ -98,8 +98,9 @@ class HeadlessServer:
         self._stopping.set()
 
     async def _read_requests(self) -> None:
+        frames = FrameReader(self._reader, MAX_FRAME)
         while True:
-            frame = await read_frame(self._reader, MAX_FRAME)
+            frame = await frames.next()
             if frame is None:
                 return
             if isinstance(frame, FrameTooLarge):

@@ -82,9 +82,7 @@ def test_permission_modal(snap_compare: Any, workspace: Path) -> None:
     icon and title "Edit tc-1", the options [y] Allow, [a] Always allow,
     [n] Reject with Allow highlighted, and the key hint line."""
     app = make_app(scripted(), workspace)
-    assert snap_compare(
-        app, terminal_size=(100, 30), run_before=scenario("permission", modal=True)
-    )
+    assert snap_compare(app, terminal_size=(100, 30), run_before=scenario("permission", modal=True))
 
 
 def test_error_entry(snap_compare: Any, workspace: Path) -> None:
