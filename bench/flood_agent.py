@@ -8,7 +8,9 @@ that the agent itself is never the bottleneck: each prompt "flood N" writes N
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 
 CHUNK = 20
 BATCH = 2000
@@ -34,6 +36,10 @@ def flood(session_id: str, count: int) -> None:
             batch.clear()
     out.write(b"".join(batch))
     out.flush()
+    stamp = os.environ.get("FLOOD_STAMP_FILE")
+    if stamp:
+        with open(stamp, "w") as f:
+            f.write(repr(time.time()))
 
 
 def main() -> None:

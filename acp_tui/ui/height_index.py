@@ -43,6 +43,14 @@ class HeightIndex:
         self._heights.append(height)
         self._tree.append(total)
 
+    def extend(self, heights: list[int]) -> None:
+        """Append many heights: O(n) rebuild when that is cheaper than appends."""
+        if len(heights) > 64:
+            self.reset([*self._heights, *heights])
+        else:
+            for height in heights:
+                self.append(height)
+
     def set(self, index: int, height: int) -> None:
         delta = height - self._heights[index]
         if not delta:

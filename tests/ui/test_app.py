@@ -53,7 +53,7 @@ async def test_reveal_runs_during_the_stream_and_finishes_after(tmp_path: Path) 
         await ready(pilot)
         submit(app, "burst 3000 3")
         log = app.log_view
-        await until(pilot, lambda: log.revealing)
+        await until(pilot, lambda: any(state.revealed for state in log.reveals.values()))
         state = next(iter(log.reveals.values()))
         shown: list[int] = []
         await until(pilot, lambda: shown.append(state.revealed[0]) or shown[-1] > 1000)

@@ -773,3 +773,33 @@ def test_paths_inside_the_working_directory_are_shown_relative() -> None:
     assert display_path("/work/app", "/work/app") == "/work/app"
     assert display_path("C:\\proj\\a.py", "C:\\proj") == "a.py"
     assert display_path("/x/y", None) == "/x/y"
+
+
+def test_long_blocks_are_cut_into_pieces_at_line_boundaries() -> None:
+    from acp_tui.ui.render.markdown import split_long
+
+    paragraph = "\n".join(f"line {n:04d}" for n in range(1000))
+    pieces = split_long(paragraph, limit=1000)
+    assert all(len(p) <= 1000 for p in pieces)
+    assert "\n".join(pieces) == paragraph
+    code = "```python\n" + "\n".join(f"x = {n}" for n in range(500)) + "\n```"
+    code_pieces = split_long(code, limit=1000)
+    assert len(code_pieces) > 1
+    assert all(p.startswith("```python\n") and p.endswith("\n```") for p in code_pieces)
+    body = "\n".join(p.split("\n", 1)[1].rsplit("\n", 1)[0] for p in code_pieces)
+    assert body == "\n".join(f"x = {n}" for n in range(500))
+    assert split_long("short") == ["short"]
+
+
+def test_a_streaming_reply_without_blank_lines_re_renders_only_its_last_piece() -> None:
+    renderer = EntryRenderer()
+    options = RenderOptions(width=80, styles=RenderStyles.default())
+    text = "".join(f"{n:>19}\n" for n in range(5000))
+    entry = AssistantEntry(chunks=[Chunk("message", text, None)])
+    renderer.render(entry, options)
+    before = renderer.markdown_renders
+    entry.chunks[0].append("more\n")
+    entry.version += 1
+    lines = renderer.render(entry, options)
+    assert renderer.markdown_renders - before == 1
+    assert "more" in "".join(seg.text for seg in lines[-2])

@@ -38,6 +38,10 @@ from acp_tui.ui.render.code import HighlightedCode
 from acp_tui.ui.render.layout import Line, Painter, blank
 from acp_tui.ui.render.styles import RenderStyles
 
+#: Blocks longer than this are cut at line boundaries into pieces drawn one
+#: under the other (a streaming reply without blank lines, a long code
+#: block): a frame never re-renders more than one piece.
+LONG_BLOCK = 4000
 #: Blocks kept in the main cache (blocks that are complete).
 BLOCK_CACHE_SIZE = 4096
 #: Blocks kept in the tail cache: the last, still growing, block of each text.
@@ -92,6 +96,35 @@ def split_blocks(text: str) -> list[str]:
     if current:
         blocks.append("\n".join(current))
     return blocks
+
+
+def split_long(block: str, limit: int = LONG_BLOCK) -> list[str]:
+    """``block`` cut at line boundaries into pieces of at most ~``limit``
+    characters; a fenced code block's pieces each get the fence again."""
+    if len(block) <= limit:
+        return [block]
+    lines = block.split("\n")
+    opening, closing = "", ""
+    fence = _fence_open(lines[0])
+    if fence is not None:
+        opening = lines[0]
+        lines = lines[1:]
+        closed = bool(lines) and _fence_closes(lines[-1], fence)
+        closing = lines.pop() if closed else fence[0] * fence[1]
+    pieces: list[str] = []
+    group: list[str] = []
+    size = 0
+    for line in lines:
+        if group and size + len(line) > limit:
+            pieces.append("\n".join(group))
+            group, size = [], 0
+        group.append(line)
+        size += len(line) + 1
+    if group:
+        pieces.append("\n".join(group))
+    if fence is not None:
+        pieces = [f"{opening}\n{piece}\n{closing}" for piece in pieces]
+    return pieces
 
 
 class _Heading(Heading):
@@ -221,6 +254,11 @@ def simple_block(block: str) -> tuple[str, str] | None:
     return "markdown.paragraph", " ".join(parts)
 
 
+def _is_padding(line: Line) -> bool:
+    """A line with no text at all (blank, or a code block's padding)."""
+    return all(not segment.text.strip() for segment in line)
+
+
 def _is_blank(line: Line) -> bool:
     return all(
         not segment.text.strip() and not (segment.style and segment.style.bgcolor)
@@ -250,12 +288,21 @@ class MarkdownRenderer:
         out: list[Line] = []
         last = len(blocks) - 1
         for index, block in enumerate(blocks):
-            lines = self._block(block, width, styles, tail=index == last)
-            if not lines:
-                continue
-            if out:
-                out.append(blank(width, styles.text))
-            out.extend(lines)
+            pieces = split_long(block)
+            for number, piece in enumerate(pieces):
+                tail = index == last and number == len(pieces) - 1
+                lines = self._block(piece, width, styles, tail=tail)
+                if not lines:
+                    continue
+                if number:
+                    # A piece of a cut block: drawn right under the one before,
+                    # without the padding a code block has at both ends.
+                    if out and _is_padding(out[-1]) and _is_padding(lines[0]):
+                        out.pop()
+                        lines = lines[1:]
+                elif out:
+                    out.append(blank(width, styles.text))
+                out.extend(lines)
         return out
 
     def _block(self, block: str, width: int, styles: RenderStyles, *, tail: bool) -> list[Line]:

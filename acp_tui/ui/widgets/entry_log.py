@@ -19,8 +19,9 @@ the bottom again, or End, resumes.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -43,6 +44,11 @@ FOLLOW_THRESHOLD = 2
 #: Rendered entries kept (strips); heights of all entries are always kept.
 CACHE_ENTRIES = 2048
 FRAME_SECONDS = 1 / 60
+#: While idle, entries this close to the view (in entries) are measured in the
+#: background, a few milliseconds at a time, so the scrollbar is exact.
+IDLE_MEASURE_SECONDS = 0.05
+IDLE_MEASURE_REACH = 300
+IDLE_MEASURE_BUDGET = 0.004
 SPINNER_SECONDS = 0.1
 
 
@@ -74,6 +80,13 @@ class LogSource:
             if index >= start:
                 return segment[index - start]
         raise IndexError(index)
+
+    def entries_from(self, start: int) -> Iterator[tuple[int, Entry]]:
+        """(index, entry) for every entry from ``start`` on."""
+        for segment_start, segment in zip(self._starts, self._segments, strict=True):
+            first = max(start - segment_start, 0)
+            for offset in range(first, len(segment)):
+                yield segment_start + offset, segment[offset]
 
     def start_of(self, entries: Sequence[Entry]) -> int:
         for start, segment in zip(self._starts, self._segments, strict=True):
@@ -155,12 +168,16 @@ class EntryLog(ScrollView, can_focus=True):
         self._spinner_frame = 0
         self._programmatic_scroll = False
         self._size_dirty = False
+        self._dirty: set[int] = set()
+        self._settle_scheduled = False
+        self._stale_reveals: set[int] = set()
 
     # -- lifecycle ---------------------------------------------------------------
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(FRAME_SECONDS, self._reveal_frame, pause=True)
         self._spinner = self.set_interval(SPINNER_SECONDS, self._spin, pause=True)
+        self.set_interval(IDLE_MEASURE_SECONDS, self._measure_nearby)
         self._apply_theme()
 
     def _apply_theme(self) -> None:
@@ -194,7 +211,7 @@ class EntryLog(ScrollView, can_focus=True):
         width = self._content_width()
         self._cache.clear()
         self._measured = bytearray(len(self.source))
-        self._index.reset(estimate_height(self.source[i], width) for i in range(len(self.source)))
+        self._index.reset(estimate_height(entry, width) for _, entry in self.source.entries_from(0))
         self._content_changed()
 
     def _invalidate_all(self) -> None:
@@ -205,21 +222,82 @@ class EntryLog(ScrollView, can_focus=True):
     def sync(self) -> None:
         """Take in entries appended to the source since the last call."""
         width = self._content_width()
-        for index in range(len(self._index), len(self.source)):
-            self._index.append(estimate_height(self.source[index], width))
-            self._measured.append(0)
-            self._track_running(index)
-        self._content_changed()
+        heights = []
+        for index, entry in self.source.entries_from(len(self._index)):
+            heights.append(estimate_height(entry, width))
+            self._track_running(index, entry)
+        self._index.extend(heights)
+        self._measured.extend(bytes(len(heights)))
+        self._schedule_settle()
 
     def entry_changed(self, index: int) -> None:
-        """Entry ``index`` changed in the core: re-render it, and only it."""
+        """Entry ``index`` changed in the core: re-render it, and only it.
+
+        Changes are collected and applied once per pass of the message loop
+        (:meth:`_settle`): a burst of updates to one entry renders it once."""
         if index >= len(self._index):
             self.sync()
             return
         self._track_running(index)
         self._cache.pop(index, None)
-        self._measure(index)
+        self._dirty.add(index)
+        self._schedule_settle()
+
+    def _schedule_settle(self) -> None:
+        if not self._settle_scheduled:
+            self._settle_scheduled = True
+            self.call_later(self._settle)
+
+    def _settle(self) -> None:
+        self._settle_scheduled = False
+        dirty, self._dirty = self._dirty, set()
+        first, last = self._visible_range()
+        for index in dirty:
+            if first <= index <= last:
+                self._measure(index)
+            else:
+                self._measured[index] = 0  # measured again when it scrolls into view
         self._content_changed()
+
+    def _measure_nearby(self) -> None:
+        """Replace estimated heights near the view with real ones (see above)."""
+        if not len(self._index) or not self.size.height or self.reveals:
+            return
+        first, last = self._visible_range()
+        start = max(first - IDLE_MEASURE_REACH, 0)
+        end = min(last + IDLE_MEASURE_REACH, len(self._index))
+        deadline = time.perf_counter() + IDLE_MEASURE_BUDGET
+        shift = 0
+        changed = False
+        while time.perf_counter() < deadline:
+            index = self._measured.find(0, start, end)
+            if index < 0:
+                break
+            before = self._index.height(index)
+            self._measure(index)
+            after = self._index.height(index)
+            if after != before:
+                changed = True
+                if index < first:
+                    shift += after - before
+            start = index + 1
+        if not changed:
+            return
+        self._apply_virtual_size()  # follows the tail when following
+        if shift and not self.following:
+            # Keep what the user is looking at in place.
+            self._programmatic_scroll = True
+            try:
+                self.scroll_to(y=self.scroll_y + shift, animate=False, force=True)
+            finally:
+                self._programmatic_scroll = False
+        self.refresh()
+
+    def _visible_range(self) -> tuple[int, int]:
+        top = int(self.scroll_y)
+        first, _ = self._index.locate(top)
+        last, _ = self._index.locate(top + max(self.size.height, 1) - 1)
+        return first, last
 
     def reset(self) -> None:
         """Everything changed (entries removed): start over."""
@@ -229,8 +307,9 @@ class EntryLog(ScrollView, can_focus=True):
         self._running_tools.clear()
         self._remeasure_all()
 
-    def _track_running(self, index: int) -> None:
-        entry = self.source[index]
+    def _track_running(self, index: int, entry: Entry | None = None) -> None:
+        if entry is None:
+            entry = self.source[index]
         if isinstance(entry, ToolCallEntry) and entry.shown_status == "in_progress":
             self._running_tools.add(index)
             self._spinner.resume()
@@ -410,17 +489,23 @@ class EntryLog(ScrollView, can_focus=True):
             return
         for other in [i for i in self.reveals if i != index]:
             self._flush_one(other)
-        state = self.reveals.get(index)
-        if state is None:
-            state = self.reveals[index] = RevealState()
-            state.targets = []
-            state.revealed = []
-        for chunk_index, chunk in enumerate(entry.chunks):
-            state.set_target(chunk_index, chunk.text)
+        if index not in self.reveals:
+            self.reveals[index] = RevealState()
+        # The new text is read once per frame (in _reveal_frame), not per delta.
+        self._stale_reveals.add(index)
         self._ticker.resume()
-        self.entry_changed(index)
+
+    def _refresh_targets(self) -> None:
+        for index in self._stale_reveals:
+            state = self.reveals.get(index)
+            entry = self.source[index]
+            if state is not None and isinstance(entry, AssistantEntry):
+                for chunk_index, chunk in enumerate(entry.chunks):
+                    state.set_target(chunk_index, chunk.text)
+        self._stale_reveals.clear()
 
     def _reveal_frame(self) -> None:
+        self._refresh_targets()
         changed = [index for index, state in self.reveals.items() if state.step()]
         for index in changed:
             self._cache.pop(index, None)
@@ -436,6 +521,7 @@ class EntryLog(ScrollView, can_focus=True):
             self._ticker.pause()
 
     def _flush_one(self, index: int) -> None:
+        self._stale_reveals.discard(index)
         state = self.reveals.pop(index, None)
         if state is not None:
             self._cache.pop(index, None)
@@ -459,9 +545,7 @@ class EntryLog(ScrollView, can_focus=True):
             self._spinner.pause()
             return
         self._spinner_frame += 1
-        top = self.scroll_offset.y
-        first, _ = self._index.locate(top)
-        last, _ = self._index.locate(top + self.size.height)
+        first, last = self._visible_range()
         visible = [i for i in self._running_tools if first <= i <= last]
         for index in visible:
             self._cache.pop(index, None)
