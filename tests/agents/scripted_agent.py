@@ -17,6 +17,7 @@ Each prompt's first text line is a command; the agent does exactly that:
     permission-then-replace  ask, then re-announce the same tool call id
     permission-twice         ask twice for the same tool call; reply both outcomes
     permission-abandon       ask, then end the turn without waiting
+    permission-pair          ask for two tool calls at once; reply both outcomes
     permission-then-complete ask, then complete the tool call while the
                              request is pending; reply with the outcome
     cancel-permission        ask, then send $/cancel_request for it
@@ -61,8 +62,11 @@ from acp.schema import (
     PermissionOption,
     PlanEntry,
     PromptResponse,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     TextContentBlock,
     ToolCallProgress,
@@ -89,6 +93,7 @@ class ScriptedAgent:
         self.conn: Any = None
         self.sessions = 0
         self.mode = "ask"
+        self.model = "fast"
         self.cancelled: dict[str, asyncio.Event] = {}
 
     def on_connect(self, conn: Any) -> None:
@@ -110,6 +115,7 @@ class ScriptedAgent:
         self.sessions += 1
         return NewSessionResponse(
             session_id=f"s{self.sessions}",
+            config_options=self.config_options(),
             modes=SessionModeState(
                 current_mode_id="ask",
                 available_modes=[
@@ -126,6 +132,29 @@ class ScriptedAgent:
             raise acp.RequestError.invalid_params({"modeId": mode_id})
         self.mode = mode_id
         return SetSessionModeResponse()
+
+    def config_options(self) -> list[SessionConfigOptionSelect]:
+        return [
+            SessionConfigOptionSelect(
+                type="select",
+                id="model",
+                name="Model",
+                category="model",
+                current_value=self.model,
+                options=[
+                    SessionConfigSelectOption(value="fast", name="Fast model"),
+                    SessionConfigSelectOption(value="smart", name="Smart model"),
+                ],
+            )
+        ]
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        if config_id != "model" or value not in ("fast", "smart"):
+            raise acp.RequestError.invalid_params({"configId": config_id})
+        self.model = str(value)
+        return SetSessionConfigOptionResponse(config_options=self.config_options())
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.cancelled.setdefault(session_id, asyncio.Event()).set()
@@ -250,6 +279,15 @@ class ScriptedAgent:
         second = asyncio.ensure_future(self._ask(sid, "tc-2", announce=False))
         outcomes = [
             (await asyncio.wait_for(first, 10)).outcome.model_dump(by_alias=True),
+            (await asyncio.wait_for(second, 30)).outcome.model_dump(by_alias=True),
+        ]
+        await self.say(sid, json.dumps(outcomes))
+
+    async def do_permission_pair(self, sid: str, rest: str, text: str) -> None:
+        first = asyncio.ensure_future(self._ask(sid, "tc-p1", announce=True))
+        second = asyncio.ensure_future(self._ask(sid, "tc-p2", announce=True))
+        outcomes = [
+            (await asyncio.wait_for(first, 30)).outcome.model_dump(by_alias=True),
             (await asyncio.wait_for(second, 30)).outcome.model_dump(by_alias=True),
         ]
         await self.say(sid, json.dumps(outcomes))

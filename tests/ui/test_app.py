@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Static
+
 from acp_tui.core.entries import AssistantEntry, NoticeEntry, ToolCallEntry
 from acp_tui.ui.screens.permission import PermissionScreen
 from tests.ui.helpers import (
@@ -309,3 +311,82 @@ async def test_unknown_theme_falls_back_with_a_notice(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         assert app.theme == "acp-dark"
+
+
+async def test_status_line_shows_usage_title_and_config(tmp_path: Path) -> None:
+    import json
+
+    updates = [
+        {"sessionUpdate": "usage_update", "used": 12_345, "size": 200_000},
+        {"sessionUpdate": "session_info_update", "title": "Fixing the greeting"},
+    ]
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(140, 24)) as pilot:
+        await ready(pilot)
+        status = str(app.query_one("#status").render())
+        assert "Model" in status and "Fast model" in status
+        await turn(pilot, "updates " + json.dumps(updates))
+        status = str(app.query_one("#status").render())
+        assert "12.3k/200.0k (6%) tokens" in status
+        assert "Fixing the greeting" in status
+
+
+async def test_log_cursor_expands_a_folded_thought(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(110, 60)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "showcase")
+        assert "∴ Thinking · Checking the greeting code first." in screen_text(app)
+        await pilot.press("ctrl+l")
+        log = app.log_view
+        await pilot.press("home")
+        await pilot.press("j")  # the first entry (the prompt)
+        assert log.cursor == 0
+        await pilot.press("j")  # the reply with the thought
+        assert log.cursor == 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert 1 in log.expanded
+        assert "Thinking · Checking" not in screen_text(app)
+        assert "Checking the greeting code first." in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert 1 not in log.expanded
+        await pilot.press("k")
+        assert log.cursor == 0
+
+
+async def test_slash_completion_offers_the_agents_commands(tmp_path: Path) -> None:
+    app = make_app(demo(), tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: bool(app.prompt.commands))
+        await pilot.press("slash", "t")
+        await pilot.pause()
+        assert app.prompt.completion_open
+        await pilot.press("tab")
+        assert app.prompt.text.startswith("/tour")
+        await pilot.press("escape")
+        assert not app.prompt.completion_open
+
+
+async def test_two_pending_permissions_queue_one_dialog_at_a_time(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        submit(app, "permission-pair")
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await until(pilot, lambda: app.screen.total == 2)  # type: ignore[attr-defined]
+        await until(pilot, lambda: bool(app.screen.query("#counter")))
+        counter = app.screen.query_one("#counter", Static)
+        assert "1 of 2" in str(counter.content)
+        first = app.permissions.showing
+        await pilot.press("y")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, PermissionScreen) and app.permissions.showing != first,
+        )
+        await pilot.press("n")
+        await until(pilot, lambda: app.session is not None and app.session.status == "idle")
+        outcomes = replies(app)[-1]
+        assert '"optionId": "allow"' in outcomes and '"optionId": "reject"' in outcomes
