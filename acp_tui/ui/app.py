@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from acp_tui.core.channel import ChannelClosed, EventChannel
 from acp_tui.core.connection import AgentConnection, AgentSpec
@@ -104,6 +104,8 @@ class AcpApp(App[int]):
         self._turn_started: float | None = None
         self._starting = False
         self._quitting = False
+        #: When the user last changed the draft (a dialog opening then waits).
+        self.last_typed = 0.0
         self._plan_folded_by_user: bool | None = None
 
     # -- layout ------------------------------------------------------------------
@@ -332,6 +334,10 @@ class AcpApp(App[int]):
             line.update("\n".join(shown))
 
     # -- prompts -------------------------------------------------------------------
+
+    def on_text_area_changed(self, message: TextArea.Changed) -> None:
+        if message.text_area is self.prompt:
+            self.last_typed = time.monotonic()
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         self.queued.append(message.text)

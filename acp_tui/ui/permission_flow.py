@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import difflib
 import json
+import time
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import events
 
 from acp_tui.core.entries import ToolCallEntry
 from acp_tui.core.errors import HostError
@@ -28,6 +30,10 @@ PREVIEW_LINES = 400
 #: After a dialog closes, typed characters are ignored this long (a doubled
 #: "yy" must not put a "y" in the draft).
 KEY_REPEAT_GUARD = 0.3
+#: A dialog that opens while the user is typing (a key in the last
+#: TYPING_WINDOW seconds) answers no key until they pause for ARM_SECONDS.
+TYPING_WINDOW = 1.0
+ARM_SECONDS = 0.6
 
 
 class PermissionFlow:
@@ -80,9 +86,17 @@ class PermissionFlow:
                 total=1 + len(self.queue),
             )
             self.showing = request_id
-            self._screen = PermissionScreen(prompt)
+            typing = time.monotonic() - self.app.last_typed < TYPING_WINDOW
+            self._screen = PermissionScreen(
+                prompt, arm_after=ARM_SECONDS if typing else 0.0, on_early_key=self._early_key
+            )
             self.app.push_screen(self._screen, partial(self._answered, request_id))
             return
+
+    def _early_key(self, event: events.Key) -> None:
+        """A key typed while the dialog was not armed yet belongs to the draft."""
+        if event.character:
+            self.app.prompt.insert(event.character)
 
     def _palette(self) -> ThemePalette:
         return ThemePalette(self.app.theme_variables, self.app.current_theme.dark)

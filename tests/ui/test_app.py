@@ -101,6 +101,7 @@ async def _edit_with_key(tmp_path: Path, key: str) -> tuple[str | None, str]:
         await ready(pilot)
         await send(pilot, "/edit")
         await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await until(pilot, lambda: app.screen.armed)  # type: ignore[attr-defined]
         await pilot.press(key)
         await until(
             pilot, lambda: app.session is not None and app.session.status == "idle", timeout=20
@@ -161,6 +162,7 @@ async def test_the_draft_survives_a_stream_and_a_modal(tmp_path: Path) -> None:
         gate.touch()  # now the agent asks permission: a modal over the draft
         await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
         assert (app.prompt.text, app.prompt.selection) == before
+        await until(pilot, lambda: app.screen.armed)  # type: ignore[attr-defined]
         await pilot.press("y", "y")  # a doubled key must not reach the draft
         await until(pilot, lambda: not isinstance(app.screen, PermissionScreen))
         assert app.focused is app.prompt
@@ -381,12 +383,38 @@ async def test_two_pending_permissions_queue_one_dialog_at_a_time(tmp_path: Path
         counter = app.screen.query_one("#counter", Static)
         assert "1 of 2" in str(counter.content)
         first = app.permissions.showing
+        await until(pilot, lambda: app.screen.armed)  # type: ignore[attr-defined]
         await pilot.press("y")
         await until(
             pilot,
             lambda: isinstance(app.screen, PermissionScreen) and app.permissions.showing != first,
         )
+        await until(pilot, lambda: app.screen.armed)  # type: ignore[attr-defined]
         await pilot.press("n")
         await until(pilot, lambda: app.session is not None and app.session.status == "idle")
         outcomes = replies(app)[-1]
         assert '"optionId": "allow"' in outcomes and '"optionId": "reject"' in outcomes
+
+
+async def test_keys_typed_as_a_dialog_opens_go_to_the_draft_not_the_dialog(
+    tmp_path: Path,
+) -> None:
+    gate = tmp_path / "gate"
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        submit(app, f"permission-when {gate}")
+        await until(pilot, lambda: bool(replies(app)))
+        await pilot.press(*"I was sa")
+        gate.touch()
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        screen = app.screen
+        assert not screen.armed  # type: ignore[attr-defined]
+        await pilot.press(*"ying")  # "y" would be "allow" if the dialog were armed
+        assert app.screen is screen, "typing did not answer the dialog"
+        assert app.prompt.text == "I was saying"
+        await until(pilot, lambda: screen.armed)  # type: ignore[attr-defined]
+        await pilot.press("n")
+        await until(pilot, lambda: app.session is not None and app.session.status == "idle")
+        assert '"optionId": "reject"' in replies(app)[-1]
+        assert app.prompt.text == "I was saying"

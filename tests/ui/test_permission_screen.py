@@ -462,3 +462,25 @@ async def test_many_locations_are_summarised() -> None:
     assert "src/file_2.py:2" in text
     assert "src/file_3.py:3" not in text
     assert "… and 7 more" in text
+
+
+async def test_an_unarmed_dialog_ignores_answers_and_hands_typing_back() -> None:
+    typed: list[str] = []
+    prompt = make_prompt()
+    app = PermissionApp(prompt)
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = PermissionScreen(
+            prompt, arm_after=0.3, on_early_key=lambda key: typed.append(key.character or "")
+        )
+        app.push_screen(screen, app.results.append)
+        await pilot.pause()
+        assert not screen.armed
+        await pilot.press("y", "enter", "escape", "a")
+        assert app.results == [] and app.screen is screen
+        assert typed == ["y", "a"]
+        assert "pause" in screen_text(app)
+        await pilot.pause(0.4)
+        assert screen.armed
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.results == ["opt-allow"]

@@ -46,6 +46,7 @@ def scenario(*prompts: str, modal: bool = False) -> Callable[[Pilot[Any]], Await
             submit(app, prompt)
             if modal:
                 await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+                await until(pilot, lambda: app.screen.armed)  # type: ignore[attr-defined]
             else:
                 await until(pilot, lambda: app.session is not None and idle(app))
         await pilot.pause(0.3)

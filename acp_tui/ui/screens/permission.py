@@ -17,6 +17,8 @@ it focus back when the screen is dismissed.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -272,9 +274,22 @@ class PermissionScreen(ModalScreen[str | None]):
         Binding("pagedown", "scroll_preview(1)", "Scroll preview down", show=False),
     ]
 
-    def __init__(self, prompt: PermissionPrompt) -> None:
+    def __init__(
+        self,
+        prompt: PermissionPrompt,
+        *,
+        arm_after: float = 0.0,
+        on_early_key: Callable[[events.Key], None] | None = None,
+    ) -> None:
+        """``arm_after``: when the user was typing as the dialog appeared, keys
+        answer nothing until they have paused this long (a "y" in the word
+        they were typing must not approve an edit); until then printable keys
+        go to ``on_early_key`` (the app puts them back in the draft)."""
         super().__init__()
         self.prompt = prompt
+        self._arm_after = arm_after
+        self._armed_at = time.monotonic() + arm_after
+        self._on_early_key = on_early_key
         self._total = prompt.total
         self._keys = assign_keys(prompt.options)
         self._key_to_index: dict[str, int] = {}
@@ -317,7 +332,23 @@ class PermissionScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self._show_highlight()
+        if self._arm_after > 0:
+            self._delay_arming()
         self._fit()
+
+    @property
+    def armed(self) -> bool:
+        """Whether keys answer the dialog yet."""
+        return time.monotonic() >= self._armed_at
+
+    def _delay_arming(self) -> None:
+        self._armed_at = time.monotonic() + self._arm_after
+        self.set_timer(self._arm_after + 0.01, self._refresh_hint)
+        self._refresh_hint()
+
+    def _refresh_hint(self) -> None:
+        if self.is_attached:
+            self._fit()
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit()
@@ -363,6 +394,8 @@ class PermissionScreen(ModalScreen[str | None]):
 
     def _hint_text(self, width: int = 1000) -> str:
         """The longest hint that fits ``width`` cells."""
+        if not self.armed:
+            return "You were typing: the choices unlock when you pause"[:width]
         mnemonics = [key for key, _ in self._keys if key is not None and not key.isdigit()]
         choose = "/".join(mnemonics) if mnemonics else "1-9"
         escape = "Esc rejects" if self._escape_index is not None else "Esc cancels"
@@ -400,12 +433,20 @@ class PermissionScreen(ModalScreen[str | None]):
     # ------------------------------------------------------------------ input
 
     def _choose(self, index: int) -> None:
-        if self._answered or not 0 <= index < len(self.prompt.options):
+        if not self.armed or self._answered or not 0 <= index < len(self.prompt.options):
             return
         self._answered = True
         self.dismiss(self.prompt.options[index].get("optionId"))
 
     def on_key(self, event: events.Key) -> None:
+        if not self.armed:
+            event.stop()
+            event.prevent_default()
+            if event.key not in ("pageup", "pagedown"):
+                self._delay_arming()
+            if event.is_printable and self._on_early_key is not None:
+                self._on_early_key(event)
+            return
         index = self._key_to_index.get(event.key)
         if index is None:
             return
@@ -430,6 +471,8 @@ class PermissionScreen(ModalScreen[str | None]):
         self._choose(self.highlighted)
 
     def action_escape(self) -> None:
+        if not self.armed:
+            return
         if self._escape_index is not None:
             self._choose(self._escape_index)
         elif not self._answered:
