@@ -28,7 +28,8 @@ from typing import Any
 from textual.app import App, ComposeResult
 
 from acp_tui.core.thread import Thread
-from acp_tui.ui.widgets.entry_log import EntryLog, LogSource
+from acp_tui.ui.log_source import LogSource
+from acp_tui.ui.widgets.entry_log import EntryLog
 
 REPLY = (
     "## Step {n}\n\nI looked at `module_{n}.py` and found the problem:\n\n"

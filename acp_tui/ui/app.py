@@ -29,10 +29,11 @@ from acp_tui.core.events import Event
 from acp_tui.core.host import Host
 from acp_tui.core.session import Session
 from acp_tui.ui.clipboard import copy_text
+from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.permission_flow import PermissionFlow
 from acp_tui.ui.themes import DEFAULT_THEME, register_themes
 from acp_tui.ui.widgets import status_bar
-from acp_tui.ui.widgets.entry_log import EntryLog, LogSource
+from acp_tui.ui.widgets.entry_log import EntryLog
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -34,8 +33,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
+from acp_tui.core.entries import AssistantEntry, Entry, ToolCallEntry
 from acp_tui.ui.height_index import HeightIndex
+from acp_tui.ui.log_source import LogSource, entry_text, estimate_height
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
 from acp_tui.ui.reveal import RevealState
 
@@ -50,63 +50,6 @@ IDLE_MEASURE_SECONDS = 0.05
 IDLE_MEASURE_REACH = 300
 IDLE_MEASURE_BUDGET = 0.004
 SPINNER_SECONDS = 0.1
-
-
-class LogSource:
-    """The entries shown: threads one after another, read from the core.
-
-    A session that ended (the agent died) stays visible above the session
-    that replaced it; only the last segment still grows.
-    """
-
-    def __init__(self) -> None:
-        self._segments: list[Sequence[Entry]] = []
-        self._starts: list[int] = []
-
-    def add(self, entries: Sequence[Entry]) -> int:
-        """Show ``entries`` after everything else; returns its first global index."""
-        start = len(self)
-        self._segments.append(entries)
-        self._starts.append(start)
-        return start
-
-    def __len__(self) -> int:
-        if not self._segments:
-            return 0
-        return self._starts[-1] + len(self._segments[-1])
-
-    def __getitem__(self, index: int) -> Entry:
-        for start, segment in zip(reversed(self._starts), reversed(self._segments), strict=True):
-            if index >= start:
-                return segment[index - start]
-        raise IndexError(index)
-
-    def entries_from(self, start: int) -> Iterator[tuple[int, Entry]]:
-        """(index, entry) for every entry from ``start`` on."""
-        for segment_start, segment in zip(self._starts, self._segments, strict=True):
-            first = max(start - segment_start, 0)
-            for offset in range(first, len(segment)):
-                yield segment_start + offset, segment[offset]
-
-    def start_of(self, entries: Sequence[Entry]) -> int:
-        for start, segment in zip(self._starts, self._segments, strict=True):
-            if segment is entries:
-                return start
-        raise KeyError("not shown in this log")
-
-
-def estimate_height(entry: Entry, width: int) -> int:
-    """A cheap guess of an entry's rendered height (corrected when it is shown)."""
-    width = max(width - 4, 10)
-
-    def lines(text: str) -> int:
-        return text.count("\n") + len(text) // width + 1
-
-    if isinstance(entry, AssistantEntry):
-        return 1 + sum(lines(c.text) if c.type == "message" else 1 for c in entry.chunks)
-    if isinstance(entry, ToolCallEntry):
-        return 2 + min(len(entry.content) * 4, 16) + (1 if entry.locations else 0)
-    return 1 + lines(entry.text)
 
 
 class EntryLog(ScrollView, can_focus=True):
@@ -614,21 +557,3 @@ class EntryLog(ScrollView, can_focus=True):
             return
         what = "the selected entry" if self.cursor is not None else "the last reply"
         self.post_message(self.CopyRequested(entry_text(self.source[target]), what))
-
-
-def entry_text(entry: Entry) -> str:
-    """An entry as plain text, for the clipboard (Markdown kept as written)."""
-    if isinstance(entry, UserEntry | NoticeEntry):
-        return entry.text
-    if isinstance(entry, AssistantEntry):
-        return "".join(c.text for c in entry.chunks if c.type == "message")
-    parts = [entry.title]
-    for item in entry.content:
-        if item.get("type") == "content":
-            block = item.get("content") or {}
-            parts.append(str(block.get("text", "")))
-        elif item.get("type") == "diff":
-            parts.append(f"--- {item.get('path')}\n{item.get('newText', '')}")
-        elif item.get("type") == "terminal":
-            parts.append(str(item.get("output", "")))
-    return "\n\n".join(p for p in parts if p)
