@@ -278,3 +278,39 @@ async def test_modes_and_config_options(headless: Any, tmp_path: Path) -> None:
     snapshot = await client.result("session.snapshot", {"sessionId": session_id})
     assert snapshot["modes"]["currentModeId"] == "auto"
     assert snapshot["configOptions"][0]["currentValue"] == "smart"
+
+
+async def test_an_agent_that_requires_sign_in(headless: Any, tmp_path: Path) -> None:
+    client = await headless()
+    agent = {**SCRIPTED, "env": {"ACP_FAKE_REQUIRE_AUTH": "1"}}
+    opened = await client.result("connection.open", {"agent": agent, "cwd": str(tmp_path)})
+    assert [m["id"] for m in opened["authMethods"]] == ["token", "browser"]
+    connection_id = opened["connectionId"]
+    refused = await client.call("session.create", {"connectionId": connection_id})
+    assert refused["error"]["code"] == "agent_error"
+    assert refused["error"]["data"]["code"] == -32000
+    assert "connection.authenticate" in refused["error"]["message"]
+    assert "token, browser" in refused["error"]["message"]
+    unknown = await client.call(
+        "connection.authenticate", {"connectionId": connection_id, "methodId": "magic"}
+    )
+    assert unknown["error"]["code"] == "invalid_params"
+    assert "token, browser" in unknown["error"]["message"]
+    failed = await client.call(
+        "connection.authenticate", {"connectionId": connection_id, "methodId": "browser"}
+    )
+    assert failed["error"]["code"] == "agent_error"
+    assert "no browser" in failed["error"]["message"]
+    assert (
+        await client.result(
+            "connection.authenticate", {"connectionId": connection_id, "methodId": "token"}
+        )
+        == {}
+    )
+    created = await client.result("session.create", {"connectionId": connection_id})
+    done = await client.result("session.prompt", {"sessionId": created["sessionId"], "text": "hi"})
+    assert done == {"stopReason": "end_turn"}
+    missing = await client.call(
+        "connection.authenticate", {"connectionId": "nope", "methodId": "token"}
+    )
+    assert missing["error"]["code"] == "not_found"

@@ -250,6 +250,25 @@ class AgentConnection:
                 "agent_error", message, {"code": exc.code, "message": str(exc), "data": exc.data}
             ) from None
 
+    @property
+    def auth_methods(self) -> list[dict[str, Any]]:
+        """The agent's ``authMethods`` from initialize (well-formed ones only)."""
+        methods = self.init_result.get("authMethods")
+        if not isinstance(methods, list):
+            return []
+        return [m for m in methods if isinstance(m, dict) and isinstance(m.get("id"), str)]
+
+    async def authenticate(self, method_id: str) -> None:
+        """Sign in with one of the agent's ``authMethods`` (``authenticate``)."""
+        known = [m["id"] for m in self.auth_methods]
+        if method_id not in known:
+            offered = ", ".join(known) if known else "none"
+            raise HostError(
+                "invalid_params",
+                f"unknown auth method {method_id!r}; the agent offers: {offered}",
+            )
+        await self.call("authenticate", {"methodId": method_id})
+
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         if self._peer is None or self.closed:
             raise self._exited_error()

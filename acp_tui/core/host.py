@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from acp_tui import ACP_HOST_VERSION
 from acp_tui.core.channel import DEFAULT_CAPACITY, EventChannel, EventHub
 from acp_tui.core.connection import AgentConnection, AgentSpec, next_connection_id
-from acp_tui.core.errors import HostError
+from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.session import CANCEL_GRACE_SECONDS, Session
 from acp_tui.core.validation import describe
@@ -130,6 +130,10 @@ class Host:
             if known is connection:
                 del self._by_identity[identity]
 
+    async def authenticate(self, connection_id: str, method_id: str) -> None:
+        self._check_running()
+        await self.connection(connection_id).authenticate(method_id)
+
     async def close_connection(self, connection_id: str) -> None:
         await self.connection(connection_id).close()
 
@@ -146,9 +150,20 @@ class Host:
         self._check_running()
         connection = self.connection(connection_id)
         directory = _directory(cwd if cwd is not None else connection.cwd)
-        result = await connection.call(
-            "session/new", {"cwd": str(directory), "mcpServers": mcp_servers or []}
-        )
+        try:
+            result = await connection.call(
+                "session/new", {"cwd": str(directory), "mcpServers": mcp_servers or []}
+            )
+        except HostError as exc:
+            if not is_auth_required(exc):
+                raise
+            methods = ", ".join(m["id"] for m in connection.auth_methods) or "none offered"
+            raise HostError(
+                "agent_error",
+                "the agent requires authentication: call connection.authenticate with one"
+                f" of its authMethods ({methods})",
+                exc.data,
+            ) from None
         agent_session_id = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(agent_session_id, str):
             raise HostError("agent_error", "the agent answered session/new without a sessionId")

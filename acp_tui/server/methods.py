@@ -63,6 +63,7 @@ class Methods:
         self.default_agent = default_agent
         self.table: dict[str, Method] = {
             "connection.open": self.connection_open,
+            "connection.authenticate": self.connection_authenticate,
             "connection.close": self.connection_close,
             "session.create": self.session_create,
             "session.prompt": self.session_prompt,
@@ -98,6 +99,10 @@ class Methods:
         if init.get("agentInfo") is not None:
             result["agentInfo"] = init["agentInfo"]
         return result
+
+    async def connection_authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
+        await self.host.authenticate(_str(params, "connectionId"), _str(params, "methodId"))
+        return {}
 
     async def connection_close(self, params: dict[str, Any]) -> dict[str, Any]:
         await self.host.close_connection(_str(params, "connectionId"))

@@ -24,13 +24,20 @@ from textual.widgets import Static, TextArea
 from acp_tui.core.channel import ChannelClosed, EventChannel
 from acp_tui.core.connection import AgentConnection, AgentSpec
 from acp_tui.core.entries import Entry, NoticeEntry
-from acp_tui.core.errors import HostError
+from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.events import Event
 from acp_tui.core.host import Host
 from acp_tui.core.session import Session
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.permission_flow import PermissionFlow
+from acp_tui.ui.pickers import (
+    SessionCommands,
+    SettingsPicker,
+    option_name,
+    selectable_options,
+    value_name,
+)
 from acp_tui.ui.themes import DEFAULT_THEME, register_themes
 from acp_tui.ui.widgets import status_bar
 from acp_tui.ui.widgets.entry_log import EntryLog
@@ -65,6 +72,7 @@ class AcpApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "acp-tui"
     ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {SessionCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
@@ -97,6 +105,7 @@ class AcpApp(App[int]):
         self.source = LogSource()
         self.queued: list[str] = []
         self.permissions = PermissionFlow(self)
+        self.settings = SettingsPicker(self)
         self._requested_theme = theme
         self._channel: EventChannel = self.host.attach()
         self._starts: dict[str, int] = {}
@@ -140,7 +149,7 @@ class AcpApp(App[int]):
         self._install_signal_handlers()
         self._pump_events()
         self._start_agent()
-        self._update_status()
+        self.refresh_status()
 
     def _install_signal_handlers(self) -> None:
         loop = asyncio.get_running_loop()
@@ -163,10 +172,10 @@ class AcpApp(App[int]):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _start_agent(self) -> None:
         self._starting = True
-        self._update_status()
+        self.refresh_status()
         try:
             connection, _ = await self.host.open_connection(self.spec, self.cwd)
-            session = await self.host.create_session(connection.connection_id, self.cwd)
+            session = await self._create_session(connection)
         except HostError as exc:
             self._starting = False
             detail = ""
@@ -175,7 +184,7 @@ class AcpApp(App[int]):
             self._notice(
                 "error", f"Could not start {self.spec.display_name}: {exc.message}{detail}"
             )
-            self._update_status()
+            self.refresh_status()
             return
         self._starting = False
         self.connection = connection
@@ -187,8 +196,22 @@ class AcpApp(App[int]):
         self.query_one(PlanPanel).entries = list(session.plan)
         self.log_view.cwd = str(session.cwd)
         self.log_view.set_empty_message(self._welcome(connection))
-        self._update_status()
+        self.refresh_status()
         self._send_next()
+
+    async def _create_session(self, connection: AgentConnection) -> Session:
+        """A new session; asks the user to sign in first when the agent requires it."""
+        try:
+            return await self.host.create_session(connection.connection_id, self.cwd)
+        except HostError as exc:
+            if not is_auth_required(exc) or not connection.auth_methods:
+                raise
+            self._notice("warning", f"{self.spec.display_name} asks you to sign in.")
+            if not await self.settings.sign_in(connection):
+                raise HostError(
+                    "agent_error", "not signed in (send a message to try again)"
+                ) from None
+        return await self.host.create_session(connection.connection_id, self.cwd)
 
     def _welcome(self, connection: AgentConnection) -> str:
         info = connection.init_result.get("agentInfo") or {}
@@ -257,7 +280,7 @@ class AcpApp(App[int]):
         elif event.type == "commands-updated" and event.session_id == session.session_id:
             self.prompt.set_commands(list(data.get("availableCommands", [])))
         elif event.type in ("mode-changed", "config-updated", "title-updated", "usage-updated"):
-            self._update_status()
+            self.refresh_status()
 
     def _turn_running(self, session_id: str) -> bool:
         return (
@@ -275,13 +298,13 @@ class AcpApp(App[int]):
             self._turn_started = None
         if status == "error" and data.get("message"):
             self.notify(str(data["message"]), severity="error", timeout=8)
-        self._update_status()
+        self.refresh_status()
         if status in ("idle", "error"):
             self._send_next()
 
     # -- status --------------------------------------------------------------------
 
-    def _update_status(self) -> None:
+    def refresh_status(self) -> None:
         session = self.session
         info = self.connection.init_result.get("agentInfo", {}) if self.connection else {}
         if session is None:
@@ -298,15 +321,10 @@ class AcpApp(App[int]):
                 if available.get("id") == current:
                     mode = str(available.get("name") or current)
         config = []
-        for option in session.config_options:
-            if option.get("type", "select") != "select" or option.get("category") == "mode":
-                continue
-            value = option.get("currentValue")
-            name = str(value)
-            for choice in _flat_options(option.get("options", [])):
-                if choice.get("value") == value:
-                    name = str(choice.get("name", value))
-            config.append((str(option.get("name", option.get("id"))), name))
+        for option in selectable_options(session):
+            if option.get("category") == "mode":
+                continue  # shown as the mode
+            config.append((option["id"], option_name(option), value_name(option)))
         usage = session.usage or {}
         cost = usage.get("cost") or {}
         self.query_one(StatusBar).info = StatusInfo(
@@ -342,7 +360,7 @@ class AcpApp(App[int]):
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         self.queued.append(message.text)
-        self._update_status()
+        self.refresh_status()
         self._send_next()
 
     def _send_next(self) -> None:
@@ -355,7 +373,7 @@ class AcpApp(App[int]):
         if session.status == "running":
             return
         text = self.queued.pop(0)
-        self._update_status()
+        self.refresh_status()
         self._run_prompt(session, text)
 
     @work(group="prompt", exit_on_error=False)
@@ -366,7 +384,7 @@ class AcpApp(App[int]):
             if exc.code not in ("agent_exited", "agent_error"):
                 self.notify(exc.message, severity="error", timeout=8)
         finally:
-            self._update_status()
+            self.refresh_status()
             self._send_next()
 
     def _restart(self) -> None:
@@ -420,7 +438,14 @@ class AcpApp(App[int]):
             await self.host.set_mode(session.session_id, str(following))
         except HostError as exc:
             self.notify(exc.message, severity="error")
-        self._update_status()
+        self.refresh_status()
+
+    def action_choose_config(self, config_id: str) -> None:
+        """Pick a value of one of the agent's config options (the model…)."""
+        self.settings.choose_config(config_id)
+
+    def action_choose_mode(self) -> None:
+        self.settings.choose_mode()
 
     def action_log_page(self, direction: int) -> None:
         log = self.log_view
@@ -455,17 +480,6 @@ class AcpApp(App[int]):
     async def on_unmount(self) -> None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.host.shutdown(), 5)
-
-
-def _flat_options(options: list[Any]) -> list[dict[str, Any]]:
-    """Select options, flattening ACP's option groups."""
-    flat: list[dict[str, Any]] = []
-    for option in options:
-        if isinstance(option, dict) and isinstance(option.get("options"), list):
-            flat.extend(o for o in option["options"] if isinstance(o, dict))
-        elif isinstance(option, dict):
-            flat.append(option)
-    return flat
 
 
 def run_tui(spec: AgentSpec, *, cwd: Path, extra_roots: list[Path], theme: str | None) -> int:

@@ -39,6 +39,8 @@ Each prompt's first text line is a command; the agent does exactly that:
                              (thought, markdown, plan, a diff, terminal output)
 
 Counts every initialize it receives in the env file ACP_FAKE_COUNT_FILE.
+With ACP_FAKE_REQUIRE_AUTH=1 it offers two auth methods and refuses
+session/new (auth_required) until ``authenticate`` with "token".
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AgentThoughtChunk,
+    AuthenticateResponse,
+    AuthMethodAgent,
     Implementation,
     InitializeResponse,
     NewSessionResponse,
@@ -87,6 +91,11 @@ OPTIONS = [
     PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
 ]
 
+AUTH_METHODS = [
+    AuthMethodAgent(id="token", name="API token", description="Use the token in $FAKE_TOKEN"),
+    AuthMethodAgent(id="browser", name="Browser login", description="Sign in with a browser"),
+]
+
 
 class ScriptedAgent:
     def __init__(self) -> None:
@@ -95,6 +104,10 @@ class ScriptedAgent:
         self.mode = "ask"
         self.model = "fast"
         self.cancelled: dict[str, asyncio.Event] = {}
+        #: ACP_FAKE_REQUIRE_AUTH=1: session/new fails with auth_required until
+        #: ``authenticate`` succeeds with method "token" ("browser" always fails).
+        self.require_auth = os.environ.get("ACP_FAKE_REQUIRE_AUTH") == "1"
+        self.authenticated = False
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -108,10 +121,20 @@ class ScriptedAgent:
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(),
             agent_info=Implementation(name="scripted", version="1"),
-            auth_methods=[],
+            auth_methods=AUTH_METHODS if self.require_auth else [],
         )
 
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
+        if method_id == "browser":
+            raise acp.RequestError(-32603, "no browser on this machine")
+        if method_id != "token":
+            raise acp.RequestError.invalid_params({"methodId": method_id})
+        self.authenticated = True
+        return AuthenticateResponse()
+
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        if self.require_auth and not self.authenticated:
+            raise acp.RequestError.auth_required()
         self.sessions += 1
         return NewSessionResponse(
             session_id=f"s{self.sessions}",

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from acp_tui.ui.screens.choice import ChoiceScreen
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets import status_bar
 from tests.conftest import REPO
@@ -120,3 +121,17 @@ def test_wide_terminal(snap_compare: Any, workspace: Path) -> None:
     elements, the scrollbar gutter on the right."""
     app = make_app(scripted(), workspace)
     assert snap_compare(app, terminal_size=(160, 45), run_before=scenario("showcase"))
+
+
+def test_model_picker(snap_compare: Any, workspace: Path) -> None:
+    """The model picker over the log: "Choose Model", "1 ● Fast model"
+    highlighted (the current value), "2   Smart model", the key hint line."""
+    app = make_app(scripted(), workspace)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await ready(pilot)
+        app.action_choose_config("model")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -18,8 +19,9 @@ class StatusInfo:
     agent_version: str = ""
     title: str = ""
     mode: str = ""
-    #: (option name, current value's name) for the agent's config options (the model…).
-    config: tuple[tuple[str, str], ...] = ()
+    #: (option id, option name, current value's name) for the agent's config
+    #: options (the model…); a click on one opens its picker.
+    config: tuple[tuple[str, str, str], ...] = ()
     status: str = "starting"
     running_since: float | None = None
     stop_reason: str | None = None
@@ -28,6 +30,11 @@ class StatusInfo:
     cost: str = ""
     queued: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _click(action: str) -> Style:
+    """A style that runs ``action`` when its text is clicked (Textual's @click)."""
+    return Style.from_meta({"@click": action})
 
 
 def now() -> float:
@@ -81,10 +88,12 @@ class StatusBar(Widget):
             text.append(f"  {info.title}", style="italic")
         if info.mode:
             text.append("  mode ", style=muted)
-            text.append(info.mode, style=accent)
-        for name, value in info.config:
+            text.append(info.mode, style=Style.parse(accent) + _click("app.choose_mode()"))
+        for config_id, name, value in info.config:
             text.append(f"  {name} ", style=muted)
-            text.append(value, style=accent)
+            text.append(
+                value, style=Style.parse(accent) + _click(f"app.choose_config({config_id!r})")
+            )
         text.append("  ")
         text.append_text(self._turn(info, palette))
         if info.queued:

@@ -1,0 +1,234 @@
+"""Choosing the session's settings and signing in, from the keyboard.
+
+- the agent's config options (claude-agent-acp's model picker is one) and
+  session modes, through :class:`ChoiceScreen` — opened from the command
+  palette (:class:`SessionCommands`) or a click on the status line;
+- the agent's ``authMethods`` when ``session/new`` says the user must sign in.
+
+Everything here submits commands to the host core and lets the committed
+``config-updated`` / ``mode-changed`` events update the screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from acp_tui.core.connection import AgentConnection
+from acp_tui.core.errors import HostError
+from acp_tui.core.session import Session
+from acp_tui.ui.screens.choice import Choice, ChoiceScreen
+
+if TYPE_CHECKING:
+    from acp_tui.ui.app import AcpApp
+
+__all__ = [
+    "SessionCommands",
+    "SettingsPicker",
+    "config_choices",
+    "flat_options",
+    "mode_choices",
+    "option_name",
+    "selectable_options",
+    "sign_in_choices",
+    "value_name",
+]
+
+
+def flat_options(options: list[Any]) -> list[dict[str, Any]]:
+    """Select options, flattening ACP's option groups."""
+    flat: list[dict[str, Any]] = []
+    for option in options:
+        if isinstance(option, dict) and isinstance(option.get("options"), list):
+            flat.extend(o for o in option["options"] if isinstance(o, dict))
+        elif isinstance(option, dict):
+            flat.append(option)
+    return flat
+
+
+def selectable_options(session: Session) -> list[dict[str, Any]]:
+    """The session's select-type config options (a model, a reasoning level…)."""
+    return [
+        option
+        for option in session.config_options
+        if isinstance(option, dict)
+        and option.get("type", "select") == "select"
+        and isinstance(option.get("id"), str)
+    ]
+
+
+def option_name(option: dict[str, Any]) -> str:
+    return str(option.get("name") or option.get("id"))
+
+
+def config_choices(option: dict[str, Any]) -> list[Choice]:
+    return [
+        Choice(str(o["value"]), str(o.get("name") or o["value"]), str(o.get("description") or ""))
+        for o in flat_options(option.get("options", []))
+        if isinstance(o.get("value"), str)
+    ]
+
+
+def mode_choices(modes: dict[str, Any] | None) -> list[Choice]:
+    available = (modes or {}).get("availableModes") or []
+    return [
+        Choice(str(m["id"]), str(m.get("name") or m["id"]), str(m.get("description") or ""))
+        for m in available
+        if isinstance(m, dict) and isinstance(m.get("id"), str)
+    ]
+
+
+def sign_in_choices(connection: AgentConnection) -> list[Choice]:
+    choices = []
+    for method in connection.auth_methods:
+        kind = method.get("type", "agent")
+        description = str(method.get("description") or "")
+        if kind == "env_var":
+            description = env_hint(method)
+        elif kind == "terminal":
+            description = description or "runs the agent's sign-in in this terminal"
+        choices.append(
+            Choice(str(method["id"]), str(method.get("name") or method["id"]), description)
+        )
+    return choices
+
+
+@dataclass
+class SettingsPicker:
+    """Opens the pickers and applies what the user chose."""
+
+    app: AcpApp
+
+    def choose_config(self, config_id: str) -> None:
+        session = self.app.session
+        if session is None:
+            return
+        for option in selectable_options(session):
+            if option["id"] == config_id:
+                choices = config_choices(option)
+                if not choices:
+                    return
+                screen = ChoiceScreen(
+                    f"Choose {option_name(option)}", choices, option.get("currentValue")
+                )
+                self.app.push_screen(screen, partial(self.set_config, session, config_id))
+                return
+        self.app.notify(f"This agent has no setting {config_id!r}", severity="warning")
+
+    def choose_mode(self) -> None:
+        session = self.app.session
+        choices = mode_choices(session.modes if session else None)
+        if session is None or not choices:
+            self.app.notify("This agent has no modes", severity="warning", timeout=3)
+            return
+        current = (session.modes or {}).get("currentModeId")
+        screen = ChoiceScreen("Choose the session mode", choices, current)
+        self.app.push_screen(screen, partial(self._set_mode, session))
+
+    def set_config(self, session: Session, config_id: str, value: str | None) -> None:
+        if value is not None:
+            self.app.run_worker(self.apply_config(session, config_id, value), group="settings")
+
+    def _set_mode(self, session: Session, value: str | None) -> None:
+        if value is not None:
+            self.app.run_worker(self.apply_mode(session, value), group="settings")
+
+    async def apply_config(self, session: Session, config_id: str, value: str) -> None:
+        try:
+            await self.app.host.set_config_option(session.session_id, config_id, value)
+        except HostError as exc:
+            self.app.notify(exc.message, severity="error")
+        self.app.refresh_status()
+
+    async def apply_mode(self, session: Session, mode_id: str) -> None:
+        try:
+            await self.app.host.set_mode(session.session_id, mode_id)
+        except HostError as exc:
+            self.app.notify(exc.message, severity="error")
+        self.app.refresh_status()
+
+    async def sign_in(self, connection: AgentConnection) -> bool:
+        """Ask the user for a sign-in method and authenticate; True once signed in."""
+        choices = sign_in_choices(connection)
+        while choices:
+            method_id = await self.app.push_screen_wait(
+                ChoiceScreen(f"{self.app.spec.display_name} asks you to sign in", choices)
+            )
+            if method_id is None:
+                return False
+            method = next(m for m in connection.auth_methods if m["id"] == method_id)
+            if method.get("type") == "env_var":
+                self.app.notify(
+                    f"{method.get('name', method_id)}: {env_hint(method)}",
+                    severity="warning",
+                    timeout=10,
+                )
+                return False
+            try:
+                await self.app.host.authenticate(connection.connection_id, method_id)
+            except HostError as exc:
+                self.app.notify(f"Sign-in failed: {exc.message}", severity="error", timeout=8)
+                continue
+            return True
+        return False
+
+
+def env_hint(method: dict[str, Any]) -> str:
+    names = [str(v.get("name")) for v in method.get("vars", []) if isinstance(v, dict)]
+    link = f" (see {method['link']})" if method.get("link") else ""
+    return f"set {', '.join(names) or 'the variables'} in your environment and restart{link}"
+
+
+class SessionCommands(Provider):
+    """Command palette entries: each setting and mode of the session."""
+
+    def _entries(self) -> list[tuple[str, str, Any]]:
+        app: AcpApp = self.app  # type: ignore[assignment]
+        session = app.session
+        if session is None:
+            return []
+        entries: list[tuple[str, str, Any]] = []
+        for option in selectable_options(session):
+            name = option_name(option)
+            entries.append(
+                (
+                    f"Choose {name}…",
+                    f"currently {value_name(option)}",
+                    partial(app.settings.choose_config, option["id"]),
+                )
+            )
+            for choice in config_choices(option):
+                entries.append(
+                    (
+                        f"{name}: {choice.label}",
+                        choice.description,
+                        partial(app.settings.set_config, session, option["id"], choice.value),
+                    )
+                )
+        if mode_choices(session.modes):
+            entries.append(("Choose mode…", "Shift+Tab cycles", app.settings.choose_mode))
+        return entries
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._entries():
+            if title.endswith("…"):
+                yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> AsyncIterator[Hit]:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._entries():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text or None)
+
+
+def value_name(option: dict[str, Any]) -> str:
+    value = option.get("currentValue")
+    for choice in flat_options(option.get("options", [])):
+        if choice.get("value") == value:
+            return str(choice.get("name") or value)
+    return str(value)
