@@ -251,6 +251,12 @@ class AgentConnection:
             ) from None
 
     @property
+    def capabilities(self) -> dict[str, Any]:
+        """The agent's ``agentCapabilities`` from initialize."""
+        caps = self.init_result.get("agentCapabilities")
+        return caps if isinstance(caps, dict) else {}
+
+    @property
     def auth_methods(self) -> list[dict[str, Any]]:
         """The agent's ``authMethods`` from initialize (well-formed ones only)."""
         methods = self.init_result.get("authMethods")

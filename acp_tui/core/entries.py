@@ -170,3 +170,42 @@ def describe_block(block: dict[str, Any]) -> str:
         resource = block.get("resource") or {}
         return f"[{resource.get('uri', 'resource')}]"
     return f"[{block_type or 'content'}]"
+
+
+def entry_from_wire(wire: dict[str, Any]) -> Entry:
+    """An entry rebuilt from its wire form (a stored transcript); ValueError
+    when ``wire`` is not one of the entry kinds."""
+    kind = wire.get("kind")
+    if kind == "user":
+        content = wire.get("content")
+        return UserEntry(
+            [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        )
+    if kind == "assistant":
+        entry = AssistantEntry()
+        for chunk in wire.get("chunks") or []:
+            if isinstance(chunk, dict) and chunk.get("type") in ("message", "thought"):
+                entry.chunks.append(
+                    Chunk(chunk["type"], str(chunk.get("text", "")), chunk.get("messageId"))
+                )
+        return entry
+    if kind == "tool_call":
+        status = wire.get("status")
+        return ToolCallEntry(
+            tool_call_id=str(wire.get("toolCallId", "")),
+            title=str(wire.get("title", "")),
+            tool_kind=str(wire.get("toolKind", "other")),
+            # A call still waiting or running when it was stored will never finish now.
+            status=status if status in FINISHED_STATUSES else "canceled",
+            content=[c for c in wire.get("content") or [] if isinstance(c, dict)],
+            locations=[c for c in wire.get("locations") or [] if isinstance(c, dict)],
+            raw_input=wire.get("rawInput"),
+            raw_output=wire.get("rawOutput"),
+        )
+    if kind == "notice":
+        level = wire.get("level")
+        return NoticeEntry(
+            level=level if level in ("info", "warning", "error") else "info",
+            text=str(wire.get("text", "")),
+        )
+    raise ValueError(f"unknown entry kind {kind!r}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -23,11 +24,16 @@ from acp_tui import ACP_HOST_VERSION
 from acp_tui.core.channel import DEFAULT_CAPACITY, EventChannel, EventHub
 from acp_tui.core.connection import AgentConnection, AgentSpec, next_connection_id
 from acp_tui.core.errors import HostError, is_auth_required
+from acp_tui.core.history_store import HistoryStore
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.session import CANCEL_GRACE_SECONDS, Session
 from acp_tui.core.validation import describe
 
 Identity = tuple[AgentSpec, str]
+#: ``session/list`` pages read at most (a misbehaving agent could page forever).
+MAX_LIST_PAGES = 20
+
+log = logging.getLogger(__name__)
 
 
 class Host:
@@ -37,8 +43,11 @@ class Host:
         extra_roots: Iterable[str | Path] = (),
         base_env: Mapping[str, str] | None = None,
         cancel_grace: float = CANCEL_GRACE_SECONDS,
+        history: HistoryStore | None = None,
     ) -> None:
         self.hub = EventHub()
+        #: Where sessions' transcripts are kept (None: nowhere).
+        self.history = history
         self.permissions = PermissionBook()
         self.connections: dict[str, AgentConnection] = {}
         self.sessions: dict[str, Session] = {}
@@ -167,9 +176,21 @@ class Host:
         agent_session_id = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(agent_session_id, str):
             raise HostError("agent_error", "the agent answered session/new without a sessionId")
+        session = self._new_session(connection, agent_session_id, directory, allow_roots)
+        session.adopt_setup(result)
+        return session
+
+    def _new_session(
+        self,
+        connection: AgentConnection,
+        agent_session_id: str,
+        directory: Path,
+        allow_roots: Iterable[str | Path],
+    ) -> Session:
+        """A session registered with the host and its connection (and the history)."""
         session_id = agent_session_id
         if session_id in self.sessions:
-            session_id = f"{agent_session_id}@{connection_id}"
+            session_id = f"{agent_session_id}@{connection.connection_id}"
         session = Session(
             session_id=session_id,
             agent_session_id=agent_session_id,
@@ -181,10 +202,67 @@ class Host:
             base_env=self.base_env,
             cancel_grace=self.cancel_grace,
         )
-        session.adopt_setup(result)
+        if self.history is not None:
+            try:
+                session.recorder = self.history.recorder(
+                    agent_session_id, agent=connection.agent_name, cwd=directory
+                )
+            except OSError as exc:
+                log.warning("no history for this session: %s", exc)
         self.sessions[session_id] = session
         connection.add_session(session)
         return session
+
+    async def load_session(
+        self,
+        connection_id: str,
+        agent_session_id: str,
+        cwd: str | Path | None = None,
+        *,
+        allow_roots: Iterable[str | Path] = (),
+        mcp_servers: list[dict[str, Any]] | None = None,
+    ) -> Session:
+        """Resume one of the agent's sessions (``session/load``): the agent
+        replays its history as updates into the new session's thread."""
+        self._check_running()
+        connection = self.connection(connection_id)
+        if not connection.capabilities.get("loadSession"):
+            raise HostError("unsupported", f"{connection.agent_name} cannot load sessions")
+        directory = _directory(cwd if cwd is not None else connection.cwd)
+        session = self._new_session(connection, agent_session_id, directory, allow_roots)
+        try:
+            result = await connection.call(
+                "session/load",
+                {
+                    "sessionId": agent_session_id,
+                    "cwd": str(directory),
+                    "mcpServers": mcp_servers or [],
+                },
+            )
+        except HostError:
+            connection.sessions.pop(agent_session_id, None)
+            self.sessions.pop(session.session_id, None)
+            session.close()
+            raise
+        session.adopt_setup(result if isinstance(result, dict) else {})
+        session.save_history()
+        return session
+
+    async def list_sessions(
+        self, connection_id: str, cwd: str | Path | None = None
+    ) -> list[dict[str, Any]]:
+        """Sessions to resume, newest first: the agent's own list when it
+        offers ``session/list``, else the local history for this agent."""
+        self._check_running()
+        connection = self.connection(connection_id)
+        directory = _directory(cwd) if cwd is not None else None
+        sessions_caps = connection.capabilities.get("sessionCapabilities") or {}
+        if isinstance(sessions_caps, dict) and sessions_caps.get("list") is not None:
+            return await _agent_sessions(connection, directory)
+        if self.history is None:
+            return []
+        stored = self.history.sessions(agent=connection.agent_name, cwd=directory)
+        return [s.to_wire() for s in stored]
 
     async def prompt(self, session_id: str, blocks: list[dict[str, Any]]) -> str:
         self._check_running()
@@ -240,6 +318,24 @@ class Host:
     @staticmethod
     def version() -> str:
         return ACP_HOST_VERSION
+
+
+async def _agent_sessions(connection: AgentConnection, cwd: Path | None) -> list[dict[str, Any]]:
+    sessions: list[dict[str, Any]] = []
+    params: dict[str, Any] = {} if cwd is None else {"cwd": str(cwd)}
+    for _ in range(MAX_LIST_PAGES):
+        result = await connection.call("session/list", params)
+        if not isinstance(result, dict):
+            break
+        for info in result.get("sessions") or []:
+            if isinstance(info, dict) and isinstance(info.get("sessionId"), str):
+                sessions.append({**info, "source": "agent"})
+        cursor = result.get("nextCursor")
+        if not isinstance(cursor, str):
+            break
+        params = {**params, "cursor": cursor}
+    sessions.sort(key=lambda s: str(s.get("updatedAt") or ""), reverse=True)
+    return sessions
 
 
 def _directory(cwd: str | Path | None) -> Path:

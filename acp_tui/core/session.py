@@ -25,6 +25,7 @@ from acp_tui.core.channel import EventHub
 from acp_tui.core.entries import ToolCallEntry
 from acp_tui.core.errors import HostError
 from acp_tui.core.events import Event
+from acp_tui.core.history_store import SessionRecorder
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.session_tools import SessionTools
 from acp_tui.core.thread import Thread
@@ -90,6 +91,8 @@ class Session:
         self._hub = hub
         self._cancel_grace = cancel_grace
         self._closing_tasks: set[asyncio.Task[None]] = set()
+        #: Appends the transcript to the local history (None: not kept).
+        self.recorder: SessionRecorder | None = None
 
     # -- committing ------------------------------------------------------
 
@@ -99,6 +102,11 @@ class Session:
         event.cursor = self.cursor
         self._hub.publish(event)
 
+    def save_history(self) -> None:
+        """Append what changed to the local history (turn starts and ends)."""
+        if self.recorder is not None:
+            self.recorder.flush(self)
+
     def report_error(self, code: str, message: str) -> None:
         self.commit(Event("error", {"code": code, "message": message}))
 
@@ -106,6 +114,7 @@ class Session:
         self, status: Status, *, stop_reason: str | None = None, message: str | None = None
     ) -> None:
         self.status = status
+        self.save_history()
         data: dict[str, Any] = {"status": status}
         if stop_reason is not None:
             data["stopReason"] = stop_reason

@@ -16,6 +16,7 @@ from acp_tui import ACP_HOST_VERSION
 from acp_tui.core.connection import AgentSpec
 from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
+from acp_tui.core.session import Session
 
 Method = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -57,6 +58,22 @@ def _agent_spec(value: Any) -> AgentSpec:
     return AgentSpec.of(command, args, env)
 
 
+def _mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]] | None:
+    servers = params.get("mcpServers")
+    if servers is not None and not isinstance(servers, list):
+        raise HostError("invalid_params", "mcpServers must be a list")
+    return servers
+
+
+def _session_setup(session: Session) -> dict[str, Any]:
+    result: dict[str, Any] = {"sessionId": session.session_id}
+    if session.modes is not None:
+        result["modes"] = session.modes
+    if session.config_options:
+        result["configOptions"] = session.config_options
+    return result
+
+
 class Methods:
     def __init__(self, host: Host, default_agent: AgentSpec | None = None) -> None:
         self.host = host
@@ -66,6 +83,8 @@ class Methods:
             "connection.authenticate": self.connection_authenticate,
             "connection.close": self.connection_close,
             "session.create": self.session_create,
+            "session.load": self.session_load,
+            "session.list": self.session_list,
             "session.prompt": self.session_prompt,
             "session.cancel": self.session_cancel,
             "session.setMode": self.session_set_mode,
@@ -109,21 +128,29 @@ class Methods:
         return {}
 
     async def session_create(self, params: dict[str, Any]) -> dict[str, Any]:
-        mcp_servers = params.get("mcpServers")
-        if mcp_servers is not None and not isinstance(mcp_servers, list):
-            raise HostError("invalid_params", "mcpServers must be a list")
         session = await self.host.create_session(
             _str(params, "connectionId"),
             _opt_str(params, "cwd"),
             allow_roots=_str_list(params.get("allowRoots"), "allowRoots"),
-            mcp_servers=mcp_servers,
+            mcp_servers=_mcp_servers(params),
         )
-        result: dict[str, Any] = {"sessionId": session.session_id}
-        if session.modes is not None:
-            result["modes"] = session.modes
-        if session.config_options:
-            result["configOptions"] = session.config_options
-        return result
+        return _session_setup(session)
+
+    async def session_load(self, params: dict[str, Any]) -> dict[str, Any]:
+        session = await self.host.load_session(
+            _str(params, "connectionId"),
+            _str(params, "sessionId"),
+            _opt_str(params, "cwd"),
+            allow_roots=_str_list(params.get("allowRoots"), "allowRoots"),
+            mcp_servers=_mcp_servers(params),
+        )
+        return _session_setup(session)
+
+    async def session_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        sessions = await self.host.list_sessions(
+            _str(params, "connectionId"), _opt_str(params, "cwd")
+        )
+        return {"sessions": sessions}
 
     async def session_prompt(self, params: dict[str, Any]) -> dict[str, Any]:
         session_id = _str(params, "sessionId")

@@ -26,6 +26,7 @@ from acp_tui.core.connection import AgentConnection, AgentSpec
 from acp_tui.core.entries import Entry, NoticeEntry
 from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.events import Event
+from acp_tui.core.history_store import HistoryStore
 from acp_tui.core.host import Host
 from acp_tui.core.session import Session
 from acp_tui.ui.clipboard import copy_text
@@ -38,6 +39,7 @@ from acp_tui.ui.pickers import (
     selectable_options,
     value_name,
 )
+from acp_tui.ui.resume import ResumeFlow
 from acp_tui.ui.themes import DEFAULT_THEME, register_themes
 from acp_tui.ui.widgets import status_bar
 from acp_tui.ui.widgets.entry_log import EntryLog
@@ -95,8 +97,11 @@ class AcpApp(App[int]):
         host: Host | None = None,
         extra_roots: list[Path] | None = None,
         theme: str | None = None,
+        resume: str | None = None,
     ) -> None:
         super().__init__()
+        #: Resume at start: LATEST, PICK or a session id (see ui/resume.py).
+        self.resume = ResumeFlow(self, resume) if resume else None
         self.spec = spec
         self.cwd = cwd
         self.host = host if host is not None else Host(extra_roots=extra_roots or ())
@@ -175,7 +180,11 @@ class AcpApp(App[int]):
         self.refresh_status()
         try:
             connection, _ = await self.host.open_connection(self.spec, self.cwd)
-            session = await self._create_session(connection)
+            resumed = None
+            if self.resume is not None:
+                resume, self.resume = self.resume, None  # only at the first start
+                resumed = await resume.session(connection)
+            session = resumed or await self._create_session(connection)
         except HostError as exc:
             self._starting = False
             detail = ""
@@ -482,8 +491,17 @@ class AcpApp(App[int]):
             await asyncio.wait_for(self.host.shutdown(), 5)
 
 
-def run_tui(spec: AgentSpec, *, cwd: Path, extra_roots: list[Path], theme: str | None) -> int:
-    app = AcpApp(spec, cwd=cwd, extra_roots=extra_roots, theme=theme)
+def run_tui(
+    spec: AgentSpec,
+    *,
+    cwd: Path,
+    extra_roots: list[Path],
+    theme: str | None,
+    resume: str | None = None,
+    history: HistoryStore | None = None,
+) -> int:
+    host = Host(extra_roots=extra_roots, history=history)
+    app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume)
     try:
         code = app.run()
     finally:

@@ -39,6 +39,10 @@ Each prompt's first text line is a command; the agent does exactly that:
                              (thought, markdown, plan, a diff, terminal output)
 
 Counts every initialize it receives in the env file ACP_FAKE_COUNT_FILE.
+With ACP_FAKE_STATE_DIR set it can load sessions: every prompt and every
+``say`` is kept in DIR/<session>.jsonl, ``session/load`` replays them as
+user/agent message chunks, ``session/list`` lists them (session ids are then
+unique across processes). ACP_FAKE_NO_LIST=1 hides ``session/list``.
 With ACP_FAKE_REQUIRE_AUTH=1 it offers two auth methods and refuses
 session/new (auth_required) until ``authenticate`` with "token".
 """
@@ -50,6 +54,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from typing import Any
 
 import acp
@@ -62,12 +67,17 @@ from acp.schema import (
     AuthMethodAgent,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
     NewSessionResponse,
     PermissionOption,
     PlanEntry,
     PromptResponse,
+    SessionCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionInfo,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionConfigOptionResponse,
@@ -76,6 +86,7 @@ from acp.schema import (
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
+    UserMessageChunk,
 )
 
 
@@ -107,6 +118,7 @@ class ScriptedAgent:
         #: ACP_FAKE_REQUIRE_AUTH=1: session/new fails with auth_required until
         #: ``authenticate`` succeeds with method "token" ("browser" always fails).
         self.require_auth = os.environ.get("ACP_FAKE_REQUIRE_AUTH") == "1"
+        self.state_dir = os.environ.get("ACP_FAKE_STATE_DIR")
         self.authenticated = False
 
     def on_connect(self, conn: Any) -> None:
@@ -119,7 +131,14 @@ class ScriptedAgent:
                 f.write("initialize\n")
         return InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(),
+            agent_capabilities=AgentCapabilities(
+                load_session=bool(self.state_dir),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities()
+                    if self.state_dir and os.environ.get("ACP_FAKE_NO_LIST") != "1"
+                    else None
+                ),
+            ),
             agent_info=Implementation(name="scripted", version="1"),
             auth_methods=AUTH_METHODS if self.require_auth else [],
         )
@@ -132,12 +151,21 @@ class ScriptedAgent:
         self.authenticated = True
         return AuthenticateResponse()
 
+    def _remember(self, session_id: str, record: dict[str, Any]) -> None:
+        if self.state_dir:
+            with open(os.path.join(self.state_dir, session_id + ".jsonl"), "a") as f:
+                f.write(json.dumps(record) + "\n")
+
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         if self.require_auth and not self.authenticated:
             raise acp.RequestError.auth_required()
         self.sessions += 1
+        session_id = f"s{self.sessions}"
+        if self.state_dir:
+            session_id = "s-" + uuid.uuid4().hex[:8]
+            self._remember(session_id, {"cwd": cwd})
         return NewSessionResponse(
-            session_id=f"s{self.sessions}",
+            session_id=session_id,
             config_options=self.config_options(),
             modes=SessionModeState(
                 current_mode_id="ask",
@@ -183,7 +211,52 @@ class ScriptedAgent:
         self.cancelled.setdefault(session_id, asyncio.Event()).set()
 
     async def say(self, session_id: str, text: str) -> None:
+        self._remember(session_id, {"agent": text})
         await self.conn.session_update(session_id, chunk(text))
+
+    async def load_session(
+        self, cwd: str, session_id: str, **kwargs: Any
+    ) -> LoadSessionResponse | None:
+        path = os.path.join(self.state_dir or "", session_id + ".jsonl")
+        if not self.state_dir or not os.path.exists(path):
+            raise acp.RequestError.invalid_params({"sessionId": session_id})
+        with open(path) as f:
+            for line in f:
+                record = json.loads(line)
+                if "user" in record:
+                    update: Any = UserMessageChunk(
+                        session_update="user_message_chunk",
+                        content=TextContentBlock(type="text", text=record["user"]),
+                    )
+                    await self.conn.session_update(session_id, update)
+                elif "agent" in record:
+                    await self.conn.session_update(session_id, chunk(record["agent"]))
+        return LoadSessionResponse(config_options=self.config_options())
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        found = []
+        for name in sorted(os.listdir(self.state_dir or ".")):
+            if not name.endswith(".jsonl"):
+                continue
+            path = os.path.join(self.state_dir or ".", name)
+            with open(path) as f:
+                first = json.loads(f.readline())
+                title = None
+                for line in f:
+                    record = json.loads(line)
+                    title = title or record.get("user")
+            if cwd is None or first.get("cwd") == cwd:
+                found.append(
+                    SessionInfo(
+                        session_id=name[: -len(".jsonl")],
+                        cwd=first.get("cwd", ""),
+                        title=title,
+                        updated_at=str(os.stat(path).st_mtime_ns),
+                    )
+                )
+        return ListSessionsResponse(sessions=found)
 
     async def wait_cancel(self, session_id: str) -> PromptResponse:
         await self.cancelled.setdefault(session_id, asyncio.Event()).wait()
@@ -192,6 +265,7 @@ class ScriptedAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         self.cancelled[session_id] = asyncio.Event()
         text = "".join(getattr(block, "text", "") for block in prompt)
+        self._remember(session_id, {"user": text})
         line = text.splitlines()[0] if text else ""
         command, _, rest = line.partition(" ")
         handler = getattr(self, "do_" + command.replace("-", "_"), None)

@@ -1,0 +1,331 @@
+"""The local history: each session's entries in a JSONL file of its own, so
+a transcript survives the agent process, a crash of ours, and agents that
+cannot load sessions.
+
+Layout: ``$XDG_DATA_HOME/acp-tui/sessions/<session>.jsonl`` (default
+``~/.local/share/...``). One JSON record per line:
+
+* ``{"type": "session", "v": 1, "sessionId", "agent", "cwd", "created"}`` — first;
+* ``{"type": "entry", "index": i, "entry": {...wire form...}}`` — an entry as
+  committed; a later record for the same index supersedes the earlier one
+  (a tool call that finished, a reply that grew);
+* ``{"type": "title", "title": ...}``;
+* ``{"type": "reset"}`` — the agent replayed the session (``session/load``):
+  the records before it are superseded by the replay that follows.
+
+Writes are appends, flushed and fsync'ed whenever the session's status
+changes (a turn starts or ends, the agent goes away). A crash can only tear
+the last line: reading skips it with a warning, and the next recorder on that
+file cuts it off before appending. Retention: the oldest files beyond
+``max_sessions`` or older than ``max_age_days`` are deleted when the store
+opens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from acp_tui.core.session import Session
+
+log = logging.getLogger(__name__)
+
+RECORD_VERSION = 1
+DEFAULT_MAX_SESSIONS = 500
+DEFAULT_MAX_AGE_DAYS = 90.0
+#: Listing reads at most this much of a file's start for its header and title.
+_HEAD_BYTES = 64 * 1024
+
+
+def default_root(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    data_home = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "acp-tui" / "sessions"
+
+
+def file_name(session_id: str) -> str:
+    """A safe, unique file name for an agent's session id."""
+    readable = re.sub(r"[^A-Za-z0-9._-]", "_", session_id)[:60].strip(".") or "session"
+    digest = hashlib.sha256(session_id.encode()).hexdigest()[:10]
+    return f"{readable}-{digest}.jsonl"
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """One session in the store, as listed (header and title only)."""
+
+    session_id: str
+    agent: str
+    cwd: str
+    title: str | None
+    created: str
+    #: Last write, seconds since the epoch.
+    updated: float
+    path: Path
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "sessionId": self.session_id,
+            "cwd": self.cwd,
+            "agent": self.agent,
+            "updatedAt": _iso(self.updated),
+            "source": "local",
+        }
+        if self.title:
+            wire["title"] = self.title
+        return wire
+
+
+@dataclass
+class Transcript:
+    """A stored session read back: its entries' wire forms, in order."""
+
+    session_id: str
+    agent: str
+    cwd: str
+    title: str | None
+    entries: list[dict[str, Any]]
+    warnings: list[str] = field(default_factory=list)
+
+
+class HistoryStore:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+        max_age_days: float | None = DEFAULT_MAX_AGE_DAYS,
+    ) -> None:
+        self.root = root
+        self.max_sessions = max_sessions
+        self.max_age_days = max_age_days
+
+    def path_for(self, session_id: str) -> Path:
+        return self.root / file_name(session_id)
+
+    # -- writing -----------------------------------------------------------
+
+    def recorder(self, session_id: str, *, agent: str, cwd: Path) -> SessionRecorder:
+        """The recorder for ``session_id``. When its file exists (a resumed
+        session, whose history the agent replays; or an agent reusing ids)
+        a ``reset`` record starts the transcript afresh."""
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = self.path_for(session_id)
+        header: dict[str, Any] = {
+            "type": "session",
+            "v": RECORD_VERSION,
+            "sessionId": session_id,
+            "agent": agent,
+            "cwd": str(cwd),
+            "created": _iso(time.time()),
+        }
+        records: list[dict[str, Any]] = [header]
+        if _cut_torn_tail(path):
+            records.insert(0, {"type": "reset"})
+        return SessionRecorder(path, records)
+
+    def prune(self) -> int:
+        """Delete sessions past the retention limits; returns how many."""
+        if not self.root.is_dir():
+            return 0
+        files = sorted(self.root.glob("*.jsonl"), key=_mtime, reverse=True)
+        doomed = files[self.max_sessions :]
+        if self.max_age_days is not None:
+            cutoff = time.time() - self.max_age_days * 86400
+            doomed += [f for f in files[: self.max_sessions] if _mtime(f) < cutoff]
+        for path in doomed:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        return len(doomed)
+
+    # -- reading -----------------------------------------------------------
+
+    def sessions(self, *, agent: str | None = None, cwd: Path | None = None) -> list[StoredSession]:
+        """Stored sessions, newest first, optionally for one agent and cwd."""
+        if not self.root.is_dir():
+            return []
+        found = []
+        for path in self.root.glob("*.jsonl"):
+            stored = _list_entry(path)
+            if stored is None:
+                continue
+            if agent is not None and stored.agent != agent:
+                continue
+            if cwd is not None and Path(stored.cwd) != cwd:
+                continue
+            found.append(stored)
+        found.sort(key=lambda s: s.updated, reverse=True)
+        return found
+
+    def read(self, session_id: str) -> Transcript:
+        """The stored transcript of ``session_id``; KeyError when there is none."""
+        path = self.path_for(session_id)
+        if not path.is_file():
+            raise KeyError(session_id)
+        return read_transcript(path)
+
+
+class SessionRecorder:
+    """Appends one session's committed entries to its file."""
+
+    def __init__(self, path: Path, first_records: list[dict[str, Any]]) -> None:
+        self.path = path
+        self._pending = list(first_records)
+        self._versions: dict[int, int] = {}
+        self._title: str | None = None
+        self.failed = False
+
+    def flush(self, session: Session) -> None:
+        """Append what changed since the last flush, then fsync."""
+        if self.failed:
+            return
+        records = self._pending
+        self._pending = []
+        for index, entry in enumerate(session.thread.entries):
+            if self._versions.get(index) != entry.version:
+                self._versions[index] = entry.version
+                records.append({"type": "entry", "index": index, "entry": _stored(entry.to_wire())})
+        if session.title and session.title != self._title:
+            self._title = session.title
+            records.append({"type": "title", "title": session.title})
+        if not records:
+            return
+        data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            # History is a convenience: losing it must never break the session.
+            self.failed = True
+            log.warning("cannot write the session history (%s); history is off for it", exc)
+
+
+def read_transcript(path: Path) -> Transcript:
+    warnings: list[str] = []
+    header: dict[str, Any] = {}
+    entries: dict[int, dict[str, Any]] = {}
+    title = None
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")
+    torn = not raw.endswith(b"\n") and bool(raw)
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            if torn and number == len(lines):
+                warnings.append(
+                    f"{path.name}: the last record was cut short (a crash while writing?)"
+                    " and was skipped"
+                )
+            else:
+                warnings.append(f"{path.name} line {number}: not valid JSON; skipped")
+            continue
+        if not isinstance(record, dict):
+            warnings.append(f"{path.name} line {number}: not a record; skipped")
+            continue
+        kind = record.get("type")
+        if kind == "session":
+            header = record
+        elif kind == "entry" and isinstance(record.get("index"), int):
+            if isinstance(record.get("entry"), dict):
+                entries[record["index"]] = record["entry"]
+        elif kind == "title":
+            title = record.get("title") if isinstance(record.get("title"), str) else title
+        elif kind == "reset":
+            entries.clear()
+    for warning in warnings:
+        log.warning("%s", warning)
+    return Transcript(
+        session_id=str(header.get("sessionId", path.stem)),
+        agent=str(header.get("agent", "")),
+        cwd=str(header.get("cwd", "")),
+        title=title,
+        entries=[entries[i] for i in sorted(entries)],
+        warnings=warnings,
+    )
+
+
+def _stored(wire: dict[str, Any]) -> dict[str, Any]:
+    """An entry's wire form as stored: a pending permission is not history."""
+    wire.pop("permission", None)
+    return wire
+
+
+def _cut_torn_tail(path: Path) -> bool:
+    """Whether ``path`` exists; a torn last line (no newline) is cut off."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return False
+    if size == 0:
+        return False
+    with open(path, "rb+") as f:
+        f.seek(max(0, size - _HEAD_BYTES))
+        tail = f.read()
+        if tail.endswith(b"\n"):
+            return True
+        cut = tail.rfind(b"\n")
+        keep = size - len(tail) + cut + 1 if cut >= 0 else 0
+        log.warning("%s: cutting a torn last record before appending", path.name)
+        f.truncate(keep)
+    return keep > 0
+
+
+def _list_entry(path: Path) -> StoredSession | None:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD_BYTES)
+        updated = _mtime(path)
+    except OSError:
+        return None
+    first, _, rest = head.partition(b"\n")
+    try:
+        header = json.loads(first)
+    except ValueError:
+        return None
+    if not isinstance(header, dict) or header.get("type") != "session":
+        return None
+    title = None
+    # Titles usually come early (the agent names the session in turn 1); a
+    # title record further in is found when the transcript is read.
+    for line in rest.split(b"\n"):
+        if b'"type": "title"' in line:
+            with contextlib.suppress(ValueError):
+                title = json.loads(line).get("title")
+    return StoredSession(
+        session_id=str(header.get("sessionId", "")),
+        agent=str(header.get("agent", "")),
+        cwd=str(header.get("cwd", "")),
+        title=title if isinstance(title, str) else None,
+        created=str(header.get("created", "")),
+        updated=updated,
+        path=path,
+    )
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _iso(seconds: float) -> str:
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat(timespec="seconds")

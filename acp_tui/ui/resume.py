@@ -1,0 +1,127 @@
+"""Resuming an earlier session at start-up (``--resume`` / ``--continue``).
+
+With an agent that can load sessions (``loadSession``), the chosen session
+is loaded with ``session/load`` and the agent replays its history into the
+log. With one that cannot, the transcript kept in the local history is shown
+(read-only, above a notice) and a new session starts under it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from acp_tui.core.connection import AgentConnection
+from acp_tui.core.entries import Entry, NoticeEntry, entry_from_wire
+from acp_tui.core.errors import HostError
+from acp_tui.core.session import Session
+from acp_tui.ui.screens.choice import Choice, ChoiceScreen
+
+if TYPE_CHECKING:
+    from acp_tui.ui.app import AcpApp
+
+__all__ = ["LATEST", "PICK", "ResumeFlow", "session_choices"]
+
+#: ``--continue``: the newest session for this directory.
+LATEST = "latest"
+#: ``--resume`` without an id: the user picks from a list.
+PICK = "pick"
+
+
+def session_choices(sessions: list[dict[str, Any]], now: dt.datetime) -> list[Choice]:
+    choices = []
+    for info in sessions:
+        title = str(info.get("title") or "").strip().splitlines()
+        label = title[0][:60] if title else f"session {info['sessionId'][:12]}"
+        when = _ago(info.get("updatedAt"), now)
+        source = "" if info.get("source") == "agent" else " · transcript only"
+        choices.append(Choice(str(info["sessionId"]), label, f"{when}{source}"))
+    return choices
+
+
+def _ago(stamp: Any, now: dt.datetime) -> str:
+    try:
+        then = dt.datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return ""
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=dt.UTC)
+    seconds = max(0, int((now - then).total_seconds()))
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return "just now"
+
+
+@dataclass
+class ResumeFlow:
+    app: AcpApp
+    #: LATEST, PICK or an agent session id.
+    target: str
+
+    async def session(self, connection: AgentConnection) -> Session | None:
+        """The resumed session, or None when a new one should start."""
+        app = self.app
+        try:
+            sessions = await app.host.list_sessions(connection.connection_id, app.cwd)
+        except HostError as exc:
+            app.notify(f"Cannot list earlier sessions: {exc.message}", severity="warning")
+            sessions = []
+        chosen = await self._choose(sessions)
+        if chosen is None:
+            return None
+        if connection.capabilities.get("loadSession"):
+            try:
+                return await app.host.load_session(connection.connection_id, chosen, app.cwd)
+            except HostError as exc:
+                app.notify(f"Could not resume: {exc.message}", severity="error", timeout=8)
+                return None
+        self._show_transcript(chosen)
+        return None
+
+    async def _choose(self, sessions: list[dict[str, Any]]) -> str | None:
+        app = self.app
+        if self.target == LATEST:
+            if not sessions:
+                app.notify("No earlier session in this directory; starting a new one")
+                return None
+            return str(sessions[0]["sessionId"])
+        if self.target != PICK:
+            return self.target
+        if not sessions:
+            app.notify("No earlier session in this directory; starting a new one")
+            return None
+        choices = session_choices(sessions, dt.datetime.now(dt.UTC))
+        return await app.push_screen_wait(ChoiceScreen("Resume a session", choices))
+
+    def _show_transcript(self, session_id: str) -> None:
+        """The locally kept transcript, read-only, above the new session."""
+        app = self.app
+        history = app.host.history
+        try:
+            if history is None:
+                raise KeyError(session_id)
+            transcript = history.read(session_id)
+        except (KeyError, OSError):
+            app.notify(f"No transcript of {session_id} is kept here", severity="warning")
+            return
+        entries: list[Entry] = []
+        for wire in transcript.entries:
+            try:
+                entries.append(entry_from_wire(wire))
+            except ValueError:
+                continue
+        name = app.spec.display_name
+        entries.append(
+            NoticeEntry(
+                "info",
+                f"Above: the transcript of {transcript.title or session_id}, kept by acp-tui."
+                f" {name} cannot load sessions, so what follows is a new session"
+                " (the agent does not remember the transcript).",
+            )
+        )
+        for warning in transcript.warnings:
+            entries.append(NoticeEntry("warning", warning))
+        app.source.add(entries)
+        app.log_view.sync()
