@@ -1,7 +1,8 @@
 """The ``acp-tui`` command: parses arguments and picks a front end, nothing else.
 
-acp-tui                         the built-in demo agent in the TUI
+acp-tui                         the default agent (the config's default_agent, else demo)
 acp-tui claude                  a preset (claude, codex, gemini, qwen, opencode, goose, demo)
+                                or an [agents.NAME] of the config file (agents/config.py)
 acp-tui -- COMMAND ARGS...      any ACP agent
 acp-tui --headless --stdio [AGENT | -- COMMAND ARGS...]
                                 the host core as NDJSON (acp-host-jsonl-v1)
@@ -20,9 +21,14 @@ from pathlib import Path
 
 from acp_tui import ACP_HOST_VERSION, __version__
 from acp_tui.agents import presets
+from acp_tui.agents.config import Config, config_path, display_path, load_config, resolve
 from acp_tui.core.connection import AgentSpec
+from acp_tui.core.history_store import HistoryStore, default_root
 
 EXIT_USAGE = 2
+#: --resume without an id / --continue (see acp_tui/ui/resume.py).
+RESUME_PICK = "pick"
+RESUME_LATEST = "latest"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,13 +41,16 @@ def _parser() -> argparse.ArgumentParser:
         "agent",
         nargs="?",
         metavar="AGENT",
-        help=f"an agent preset: {', '.join(presets.PRESETS)} (default: demo)",
+        help=(
+            f"an agent preset ({', '.join(presets.PRESETS)}) or an [agents.NAME] of the"
+            " config file (default: the config's default_agent, else demo)"
+        ),
     )
     parser.add_argument("--headless", action="store_true", help="run the host without the TUI")
     parser.add_argument(
         "--stdio", action="store_true", help="with --headless: speak acp-host-jsonl-v1 on stdio"
     )
-    parser.add_argument("--list-agents", action="store_true", help="list presets and exit")
+    parser.add_argument("--list-agents", action="store_true", help="list the agents and exit")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--cwd", metavar="DIR", help="the session's working directory")
     parser.add_argument(
@@ -49,9 +58,25 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         action="append",
         default=[],
-        help="an extra directory the agent may read and write (repeatable)",
+        help="an extra directory the agent may read and write (repeatable; adds to the"
+        " config's allow_roots)",
     )
-    parser.add_argument("--theme", metavar="NAME", help="the TUI theme")
+    parser.add_argument("--theme", metavar="NAME", help="the TUI theme (overrides the config's)")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--resume",
+        nargs="?",
+        const=RESUME_PICK,
+        metavar="SESSION",
+        help="resume a session of this agent in this directory: pick from a list, or give its id",
+    )
+    resume.add_argument(
+        "--continue",
+        dest="resume",
+        action="store_const",
+        const=RESUME_LATEST,
+        help="resume the latest session of this agent in this directory",
+    )
     return parser
 
 
@@ -62,20 +87,58 @@ def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
     return argv, None
 
 
-def list_agents() -> str:
+def list_agents(config: Config | None = None) -> str:
+    """One line per agent: name, status, what runs (or what is missing), notes."""
+    config = config or Config()
     rows = []
-    for preset in presets.PRESETS.values():
-        spec = presets.find(preset)
-        if preset.builtin:
-            status, detail = "built in", "python -m acp_tui.agents.demo"
-        elif spec is not None:
-            status, detail = "found", " ".join([spec.command, *spec.args])
+    for name in config.names():
+        custom = config.agents.get(name)
+        notes = []
+        if custom is not None:
+            path, looked_for, where = custom.executable()
+            if path is not None:
+                status, detail = "found", " ".join([path, *custom.args])
+            else:
+                status, detail = "missing", f"looked for {looked_for} {where}"
+            notes.append("from config")
+            if name in presets.PRESETS:
+                notes.append("overrides the preset")
+            if custom.title:
+                notes.append(repr(custom.title))
         else:
-            status, detail = "missing", f"looked for {preset.looked_for()}; {preset.install}"
-        rows.append((preset.name, status, detail))
+            preset = presets.PRESETS[name]
+            spec = presets.find(preset)
+            if preset.builtin:
+                status, detail = "built in", "python -m acp_tui.agents.demo"
+            elif spec is not None:
+                status, detail = "found", " ".join([spec.command, *spec.args])
+            else:
+                status, detail = "missing", f"looked for {preset.looked_for()}; {preset.install}"
+        if name == config.default_agent:
+            notes.insert(0, "default")
+        rows.append((name, status, detail + (f"  ({', '.join(notes)})" if notes else "")))
     width = max(len(name) for name, _, _ in rows)
     lines = [f"{name:<{width}}  {status:<8}  {detail}" for name, status, detail in rows]
     return "\n".join(lines)
+
+
+def _load_config() -> Config:
+    """The user's config file; its problems are printed to stderr, never fatal."""
+    config = load_config(config_path(os.environ))
+    for problem in config.problems:
+        print(problem, file=sys.stderr)
+    return config
+
+
+def _unknown_agent(name: str, config: Config) -> str:
+    custom = [n for n in config.agents if n not in presets.PRESETS]
+    where = config.path if config.path is not None else config_path(os.environ)
+    return (
+        f"acp-tui: unknown agent {name!r}; presets: {', '.join(presets.PRESETS)}"
+        + (f"; from the config file: {', '.join(custom)}" if custom else "")
+        + f"\n  (or: acp-tui -- COMMAND ARGS..., or add [agents.{name}] to"
+        f" {display_path(where)})"
+    )
 
 
 def _fail(message: str) -> int:
@@ -90,67 +153,99 @@ def main(argv: list[str] | None = None) -> int:
     if args.version:
         print(f"acp-tui {__version__} ({ACP_HOST_VERSION})")
         return 0
+    config = _load_config()
     if args.list_agents:
-        print(list_agents())
+        print(list_agents(config))
         return 0
     if command is not None and args.agent is not None:
-        parser.error("give either an AGENT preset or -- COMMAND, not both")
+        parser.error("give either an AGENT or -- COMMAND, not both")
     if command is not None and not command:
         parser.error("-- must be followed by a command")
     if args.stdio and not args.headless:
         args.headless = True
     if args.headless and not args.stdio:
         parser.error("--headless needs a transport: --stdio")
+    if args.resume is not None and args.agent is None and args.resume in config.names():
+        # `acp-tui --resume claude`: the agent, not a session id.
+        args.agent, args.resume = args.resume, RESUME_PICK
+    if args.resume is not None and args.headless:
+        parser.error("--resume/--continue are for the TUI (headless: session.list, session.load)")
     cwd = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
     if not cwd.is_dir():
         return _fail(f"acp-tui: --cwd is not a directory: {args.cwd}")
     for root in args.allow_root:
         if not Path(root).expanduser().is_dir():
             return _fail(f"acp-tui: --allow-root is not a directory: {root}")
-    roots = [Path(root).expanduser().resolve() for root in args.allow_root]
+    roots = [*config.allow_roots, *(Path(root).expanduser().resolve() for root in args.allow_root)]
 
     spec: AgentSpec | None
     try:
         if command is not None:
             spec = presets.resolve_command(command[0], command[1:])
         elif args.agent is not None:
-            if args.agent not in presets.PRESETS:
-                return _fail(
-                    f"acp-tui: unknown agent {args.agent!r}; presets: "
-                    f"{', '.join(presets.PRESETS)} (or: acp-tui -- COMMAND ARGS...)"
-                )
-            spec = presets.resolve(args.agent)
+            if args.agent not in config.names():
+                return _fail(_unknown_agent(args.agent, config))
+            spec = resolve(args.agent, config)
         else:
-            spec = None if args.headless else presets.resolve("demo")
+            # Headless without an agent: connection.open must name one (the
+            # config's default_agent is for people, not for embedding programs).
+            spec = None if args.headless else resolve(config.default_agent, config)
     except presets.AgentNotFound as missing:
         return _fail(missing.explain())
 
     if args.headless:
-        return run_headless(spec, cwd.resolve(), roots)
+        return run_headless(spec, cwd.resolve(), roots, _history(config))
     assert spec is not None
     from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
 
-    return run_tui(spec, cwd=cwd.resolve(), extra_roots=roots, theme=args.theme)
+    return run_tui(
+        spec,
+        cwd=cwd.resolve(),
+        extra_roots=roots,
+        theme=args.theme or config.theme,
+        resume=args.resume,
+        history=_history(config),
+        notices=config.problems,
+    )
 
 
-def run_headless(spec: AgentSpec | None, cwd: Path, roots: list[Path]) -> int:
+def _history(config: Config) -> HistoryStore | None:
+    """The local history store (None when the config turns it off)."""
+    settings = config.history
+    if not settings.enabled:
+        return None
+    store = HistoryStore(
+        default_root(os.environ),
+        max_sessions=settings.max_sessions,
+        max_age_days=settings.max_age_days,
+    )
+    try:
+        store.prune()
+    except OSError as exc:
+        print(f"acp-tui: cannot tidy the session history: {exc}", file=sys.stderr)
+    return store
+
+
+def run_headless(
+    spec: AgentSpec | None, cwd: Path, roots: list[Path], history: HistoryStore | None = None
+) -> int:
     logging.basicConfig(
         level=os.environ.get("ACP_TUI_LOG_LEVEL", "WARNING").upper(),
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     os.chdir(cwd)
-    return asyncio.run(_serve(spec, roots))
+    return asyncio.run(_serve(spec, roots, history))
 
 
-async def _serve(spec: AgentSpec | None, roots: list[Path]) -> int:
+async def _serve(spec: AgentSpec | None, roots: list[Path], history: HistoryStore | None) -> int:
     from acp_tui.core.framing import READ_AHEAD
     from acp_tui.core.host import Host
     from acp_tui.server.methods import Methods
     from acp_tui.server.server import HeadlessServer
     from acp_tui.server.stdio import open_reader, open_sink
 
-    host = Host(extra_roots=roots)
+    host = Host(extra_roots=roots, history=history)
     reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)
     server = HeadlessServer(host, Methods(host, spec), reader, sink)

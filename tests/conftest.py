@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,13 @@ from acp_tui.core.host import Host
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
+
+# Nothing a test starts reads the developer's config or writes into their
+# session history: every process inherits these (tests that need a config
+# or a history point these variables elsewhere themselves).
+_ISOLATED = Path(tempfile.mkdtemp(prefix="acp-tui-tests-"))
+os.environ["ACP_TUI_CONFIG"] = str(_ISOLATED / "no-config.toml")
+os.environ["XDG_DATA_HOME"] = str(_ISOLATED / "data")
 SCRIPTED_AGENT = TESTS / "agents" / "scripted_agent.py"
 SNAPSHOT_ROOT = REPO / "snapshots"
 

@@ -9,9 +9,12 @@ from pathlib import Path
 
 from acp_tui import ACP_HOST_VERSION
 
+#: No user config file: these tests see the presets only.
+NO_CONFIG = str(Path(__file__).parent / "no-such-acp-tui-config.toml")
+
 
 def run(*args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
+    env = {**os.environ, "ACP_TUI_CONFIG": NO_CONFIG}
     if path is not None:
         env["PATH"] = path
     return subprocess.run(
@@ -85,3 +88,35 @@ def test_bad_cwd_and_allow_root(tmp_path: Path) -> None:
         result = run("--headless", "--stdio", flag, str(missing))
         assert result.returncode == 2
         assert "Traceback" not in result.stderr
+
+
+def test_preset_command_lines(tmp_path: Path) -> None:
+    """What each preset runs (checked against the agents' own --help; see the README)."""
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    for name in ("claude-code-acp", "codex-acp", "gemini", "qwen", "opencode", "goose"):
+        executable = fake_bin / name
+        executable.write_text("#!/bin/sh\n")
+        executable.chmod(0o755)
+    result = run("--list-agents", path=str(fake_bin))
+    assert result.returncode == 0
+    lines = {line.split()[0]: line.split()[2:] for line in result.stdout.splitlines()}
+    assert lines["claude"] == [str(fake_bin / "claude-code-acp")]  # the older adapter's name
+    assert lines["codex"] == [str(fake_bin / "codex-acp")]
+    assert lines["gemini"] == [str(fake_bin / "gemini"), "--acp"]
+    assert lines["qwen"] == [str(fake_bin / "qwen"), "--acp"]
+    assert lines["opencode"] == [str(fake_bin / "opencode"), "acp"]
+    assert lines["goose"] == [str(fake_bin / "goose"), "acp"]
+    assert lines["demo"][-1] == "(default)"
+
+
+def test_resume_flags(tmp_path: Path) -> None:
+    # `--resume claude` names the agent, not a session id.
+    as_agent = run("--resume", "claude", path=str(tmp_path))
+    assert as_agent.returncode == 2
+    assert "'claude' agent is not installed" in as_agent.stderr
+    headless = run("--headless", "--stdio", "--continue")
+    assert headless.returncode == 2
+    assert "--resume/--continue are for the TUI" in headless.stderr
+    both = run("--resume", "--continue")
+    assert both.returncode == 2 and "not allowed with" in both.stderr

@@ -314,3 +314,40 @@ async def test_an_agent_that_requires_sign_in(headless: Any, tmp_path: Path) -> 
         "connection.authenticate", {"connectionId": "nope", "methodId": "token"}
     )
     assert missing["error"]["code"] == "not_found"
+
+
+async def test_sessions_are_listed_and_resumed_across_agent_processes(
+    headless: Any, tmp_path: Path
+) -> None:
+    state = tmp_path / "agent-state"
+    state.mkdir()
+    data = tmp_path / "data"
+    client = await headless(XDG_DATA_HOME=str(data))
+    agent = {**SCRIPTED, "env": {"ACP_FAKE_STATE_DIR": str(state)}}
+    opened = await client.result("connection.open", {"agent": agent, "cwd": str(tmp_path)})
+    created = await client.result("session.create", {"connectionId": opened["connectionId"]})
+    session_id = created["sessionId"]
+    await client.result("session.prompt", {"sessionId": session_id, "text": "echo kept words"})
+    await client.result("connection.close", {"connectionId": opened["connectionId"]})
+    # The local history has the transcript.
+    stored = list((data / "acp-tui" / "sessions").glob("*.jsonl"))
+    assert len(stored) == 1 and "kept words" in stored[0].read_text()
+
+    again = await client.result("connection.open", {"agent": agent, "cwd": str(tmp_path)})
+    assert again["reused"] is False
+    listed = await client.result("session.list", {"connectionId": again["connectionId"]})
+    assert [(s["sessionId"], s["source"]) for s in listed["sessions"]] == [(session_id, "agent")]
+    loaded = await client.result(
+        "session.load", {"connectionId": again["connectionId"], "sessionId": session_id}
+    )
+    assert loaded["sessionId"] == session_id
+    snapshot = await client.result("session.snapshot", {"sessionId": session_id})
+    assert [e["kind"] for e in snapshot["entries"]] == ["user", "assistant"]
+    assert rebuild_text(client.events, session_id).strip().endswith("kept words")
+    done = await client.result("session.prompt", {"sessionId": session_id, "text": "echo more"})
+    assert done == {"stopReason": "end_turn"}
+    plain = await client.result("connection.open", {"agent": SCRIPTED, "cwd": str(tmp_path)})
+    refused = await client.call(
+        "session.load", {"connectionId": plain["connectionId"], "sessionId": "s1"}
+    )
+    assert refused["error"]["code"] == "unsupported"

@@ -36,16 +36,36 @@ class Preset:
 
 
 class AgentNotFound(Exception):
-    def __init__(self, preset: str, looked_for: str, install: str) -> None:
+    """An agent whose command is missing; :meth:`explain` is the whole message (AC-17)."""
+
+    def __init__(
+        self,
+        preset: str,
+        looked_for: str,
+        install: str,
+        *,
+        where: str = "on PATH",
+        origin: str | None = None,
+    ) -> None:
         super().__init__(f"agent {preset!r} is not installed")
         self.preset = preset
         self.looked_for = looked_for
         self.install = install
+        self.where = where
+        #: Where the agent was defined (a config file), for agents not built in.
+        self.origin = origin
 
     def explain(self) -> str:
+        if self.origin is not None:
+            return (
+                f"acp-tui: the {self.preset!r} agent (from {self.origin}) was not found.\n"
+                f"  looked for: {self.looked_for} {self.where}\n"
+                f"  fix it: {self.install}\n"
+                f"  (`acp-tui --list-agents` shows every agent)"
+            )
         return (
             f"acp-tui: the {self.preset!r} agent is not installed.\n"
-            f"  looked for: {self.looked_for} on PATH\n"
+            f"  looked for: {self.looked_for} {self.where}\n"
             f"  install it: {self.install}\n"
             f"  (or run any ACP agent with: acp-tui -- COMMAND ARGS...;"
             f" `acp-tui --list-agents` shows every preset)"
@@ -72,13 +92,15 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "gemini",
             "Gemini CLI",
-            (Candidate("gemini", ("--experimental-acp",)),),
+            # Checked with @google/gemini-cli 0.61.0: --experimental-acp is deprecated for --acp.
+            (Candidate("gemini", ("--acp",)),),
             "npm install -g @google/gemini-cli",
         ),
         Preset(
             "qwen",
             "Qwen Code",
-            (Candidate("qwen", ("--experimental-acp",)),),
+            # Checked with @qwen-code/qwen-code 0.15.10: --experimental-acp is deprecated for --acp.
+            (Candidate("qwen", ("--acp",)),),
             "npm install -g @qwen-code/qwen-code",
         ),
         Preset(

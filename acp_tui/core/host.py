@@ -189,7 +189,10 @@ class Host:
     ) -> Session:
         """A session registered with the host and its connection (and the history)."""
         session_id = agent_session_id
-        if session_id in self.sessions:
+        earlier = self.sessions.get(session_id)
+        if earlier is not None and earlier.status != "closed":
+            # Two live sessions with one agent id (two agents reusing ids).
+            # A closed one's id is taken over: resuming it keeps its id.
             session_id = f"{agent_session_id}@{connection.connection_id}"
         session = Session(
             session_id=session_id,

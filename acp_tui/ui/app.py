@@ -98,8 +98,11 @@ class AcpApp(App[int]):
         extra_roots: list[Path] | None = None,
         theme: str | None = None,
         resume: str | None = None,
+        notices: list[str] | None = None,
     ) -> None:
         super().__init__()
+        #: Start-up warnings (the config file's problems), shown in the log.
+        self._startup_notices = list(notices or ())
         #: Resume at start: LATEST, PICK or a session id (see ui/resume.py).
         self.resume = ResumeFlow(self, resume) if resume else None
         self.spec = spec
@@ -151,6 +154,8 @@ class AcpApp(App[int]):
             wanted = DEFAULT_THEME if DEFAULT_THEME in names else "textual-dark"
         self.theme = wanted
         self.prompt.focus()
+        for text in self._startup_notices:
+            self._notice("warning", text)
         self._install_signal_handlers()
         self._pump_events()
         self._start_agent()
@@ -499,9 +504,10 @@ def run_tui(
     theme: str | None,
     resume: str | None = None,
     history: HistoryStore | None = None,
+    notices: list[str] | None = None,
 ) -> int:
     host = Host(extra_roots=extra_roots, history=history)
-    app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume)
+    app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume, notices=notices)
     try:
         code = app.run()
     finally:

@@ -1,0 +1,502 @@
+"""The user's config file: custom agents, the default agent, a theme, extra roots.
+
+``$ACP_TUI_CONFIG``, else ``$XDG_CONFIG_HOME/acp-tui/config.toml``, else
+``~/.config/acp-tui/config.toml``::
+
+    default_agent = "mine"          # a preset or an [agents.NAME]; else "demo"
+    theme = "acp-light"
+    allow_roots = ["~/src", "../shared"]   # relative to this file's folder
+
+    [agents.mine]
+    command = "node"                # no slash: looked up on PATH
+    args = ["/opt/mine/agent.js", "--acp"]
+    env = { MINE_LOG = "debug" }
+    title = "My agent"
+
+:func:`load_config` never raises and never prints: a missing file is the
+defaults; anything wrong becomes one line of :attr:`Config.problems` naming
+the file, the line and the key, and only that item is ignored (a TOML syntax
+error ignores the whole file). The command line prints the problems.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import shutil
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp_tui.agents import presets
+from acp_tui.core.connection import AgentSpec
+from acp_tui.core.history_store import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_SESSIONS
+
+CONFIG_ENV = "ACP_TUI_CONFIG"
+DEFAULT_AGENT = "demo"
+TOP_LEVEL_KEYS = ("agents", "default_agent", "theme", "allow_roots", "history")
+AGENT_KEYS = ("command", "args", "env", "title")
+HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
+
+
+@dataclass(frozen=True)
+class HistorySettings:
+    """``[history]``: the local transcripts (core/history_store.py)."""
+
+    enabled: bool = True
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    #: None: kept whatever their age.
+    max_age_days: float | None = DEFAULT_MAX_AGE_DAYS
+
+
+def display_path(path: Path | str) -> str:
+    """``path`` with the home directory written as ``~``."""
+    text = str(path)
+    home = os.path.expanduser("~")
+    if home not in ("~", "", os.sep) and (text == home or text.startswith(home + os.sep)):
+        return "~" + text[len(home) :]
+    return text
+
+
+def config_path(env: Mapping[str, str]) -> Path:
+    """Where the config file is (whether or not it exists)."""
+    explicit = env.get(CONFIG_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = env.get("XDG_CONFIG_HOME")
+    if xdg and Path(xdg).is_absolute():  # the XDG spec: relative values are ignored
+        return Path(xdg) / "acp-tui" / "config.toml"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".config" / "acp-tui" / "config.toml"
+
+
+@dataclass(frozen=True)
+class CustomAgent:
+    """An ``[agents.NAME]`` table of the config file."""
+
+    name: str
+    command: str
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    title: str = ""
+    #: The config file it came from, and the line of its table.
+    source: Path = Path("config.toml")
+    line: int | None = None
+
+    @property
+    def origin(self) -> str:
+        where = f" line {self.line}" if self.line else ""
+        return f"the config file {display_path(self.source)}{where}"
+
+    def executable(self) -> tuple[str | None, str, str]:
+        """(the path found or None, what was looked for, where)."""
+        if "/" in self.command or (os.altsep is not None and os.altsep in self.command):
+            path = Path(self.command).expanduser()
+            if not path.is_absolute():
+                path = self.source.parent / path
+            found = path.is_file() and os.access(path, os.X_OK)
+            return (str(path) if found else None), f"`{display_path(path)}`", "(a file)"
+        return shutil.which(self.command), f"`{self.command}`", "on PATH"
+
+    def find(self) -> AgentSpec | None:
+        path, _, _ = self.executable()
+        if path is None:
+            return None
+        return AgentSpec.of(path, self.args, dict(self.env), name=self.title or self.name)
+
+    def not_found(self) -> presets.AgentNotFound:
+        _, looked_for, where = self.executable()
+        return presets.AgentNotFound(
+            self.name,
+            looked_for,
+            "install it, or fix its `command` in the config file",
+            where=where,
+            origin=self.origin,
+        )
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None = None
+    agents: dict[str, CustomAgent] = field(default_factory=dict)
+    default_agent: str = DEFAULT_AGENT
+    theme: str | None = None
+    allow_roots: tuple[Path, ...] = ()
+    history: HistorySettings = field(default_factory=HistorySettings)
+    #: Warnings for the user, one line each; the items they name were ignored.
+    problems: list[str] = field(default_factory=list)
+
+    def names(self) -> list[str]:
+        """Every agent name: the presets, then the config's own agents."""
+        return [*presets.PRESETS, *(n for n in self.agents if n not in presets.PRESETS)]
+
+
+def resolve(name: str, config: Config) -> AgentSpec:
+    """The spec for agent ``name`` (the config's agents win over presets).
+
+    Raises AgentNotFound when its command is missing, KeyError when no agent
+    has that name.
+    """
+    custom = config.agents.get(name)
+    if custom is None:
+        return presets.resolve(name)
+    spec = custom.find()
+    if spec is None:
+        raise custom.not_found()
+    return spec
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+
+def load_config(path: Path) -> Config:
+    """Read and check the config file at ``path``; never raises."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Config(path=path)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return Config(
+            path=path, problems=[f"{_prefix(path)}: cannot read it ({reason}); using the defaults"]
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        return Config(
+            path=path, problems=[f"{_prefix(path, line)}: not UTF-8 text; using the defaults"]
+        )
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line, reason = _decode_error(exc, text)
+        return Config(
+            path=path,
+            problems=[f"{_prefix(path, line)}: invalid TOML ({reason}); using the defaults"],
+        )
+    return _Loader(path, text).build(data)
+
+
+def _prefix(path: Path, line: int | None = None) -> str:
+    return f"acp-tui: config {display_path(path)}" + (f" line {line}" if line else "")
+
+
+def _decode_error(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int, str]:
+    """The line (1-based) and the reason of a TOML syntax error."""
+    message = str(exc)
+    lineno = getattr(exc, "lineno", None)  # Python 3.14+
+    at = re.search(r"\s*\(at (?:line (\d+), column \d+|end of document)\)\s*$", message)
+    if at is not None:
+        message = message[: at.start()]
+        if lineno is None and at.group(1):
+            lineno = int(at.group(1))
+    if not isinstance(lineno, int):
+        lineno = max(1, len(text.splitlines()))
+    return lineno, message or "syntax error"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return "a date/time"
+
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _dotted(parts: tuple[str, ...]) -> str:
+    return ".".join(p if _BARE.fullmatch(p) else json.dumps(p) for p in parts)
+
+
+def _hint(key: str, known: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(key, known, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+
+
+class _Loader:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.problems: list[tuple[int, str]] = []
+
+    def warn(self, key: tuple[str, ...], message: str, value: str | None = None) -> None:
+        line = find_line(self.text, key)
+        if value is not None and line is not None:
+            line = _value_line(self.text, line, value)
+        self.problems.append((line or 0, f"{_prefix(self.path, line)}: {message}"))
+
+    def build(self, data: dict[str, Any]) -> Config:
+        for key in data:
+            if key not in TOP_LEVEL_KEYS:
+                self.warn((key,), f"unknown key {key!r}{_hint(key, TOP_LEVEL_KEYS)}; ignoring it")
+        agents = self._agents(data.get("agents"))
+        return Config(
+            path=self.path,
+            agents=agents,
+            default_agent=self._default_agent(data.get("default_agent"), agents),
+            theme=self._theme(data.get("theme")),
+            allow_roots=tuple(self._roots(data.get("allow_roots"))),
+            history=self._history(data.get("history")),
+            problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
+        )
+
+    def _agents(self, value: Any) -> dict[str, CustomAgent]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.warn(
+                ("agents",),
+                f"agents must be a table of [agents.NAME] tables (got {_kind(value)}); ignoring it",
+            )
+            return {}
+        agents = {}
+        for name, table in value.items():
+            agent = self._agent(name, table)
+            if agent is not None:
+                agents[name] = agent
+        return agents
+
+    def _agent(self, name: str, table: Any) -> CustomAgent | None:
+        key = ("agents", name)
+        ignoring = f"ignoring agent {name!r}"
+        if not name.strip() or name.startswith("-"):
+            self.warn(key, f"an agent name cannot be blank or start with '-'; {ignoring}")
+            return None
+        if not isinstance(table, dict):
+            self.warn(
+                key,
+                f'{_dotted(key)} must be a table with command = "..." '
+                f"(got {_kind(table)}); {ignoring}",
+            )
+            return None
+        for extra in table:
+            if extra not in AGENT_KEYS:
+                where = _dotted((*key, extra))
+                self.warn(
+                    (*key, extra), f"unknown key '{where}'{_hint(extra, AGENT_KEYS)}; ignoring it"
+                )
+        usable = True
+        command = table.get("command")
+        if command is None:
+            self.warn(key, f'{_dotted(key)} has no command = "..."; {ignoring}')
+            usable = False
+        elif not isinstance(command, str) or not command.strip():
+            got = "an empty string" if isinstance(command, str) else _kind(command)
+            self.warn(
+                (*key, "command"),
+                f"{_dotted((*key, 'command'))} must be a non-empty string (got {got}); {ignoring}",
+            )
+            usable = False
+        args = table.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            got = _kind(args) if not isinstance(args, list) else "a list with other things"
+            self.warn(
+                (*key, "args"),
+                f"{_dotted((*key, 'args'))} must be a list of strings (got {got}); {ignoring}",
+            )
+            usable = False
+        env = table.get("env", {})
+        if not isinstance(env, dict):
+            self.warn(
+                (*key, "env"),
+                f"{_dotted((*key, 'env'))} must be a table of strings (got {_kind(env)}); "
+                f"{ignoring}",
+            )
+            usable = False
+        else:
+            for var, text in env.items():
+                if not isinstance(text, str):
+                    self.warn(
+                        (*key, "env", var),
+                        f"{_dotted((*key, 'env', var))} must be a string (got {_kind(text)}); "
+                        f"{ignoring}",
+                    )
+                    usable = False
+        title = table.get("title", "")
+        if not isinstance(title, str):
+            self.warn(
+                (*key, "title"),
+                f"{_dotted((*key, 'title'))} must be a string (got {_kind(title)}); ignoring it",
+            )
+            title = ""
+        if not usable:
+            return None
+        assert isinstance(command, str) and isinstance(env, dict)
+        return CustomAgent(
+            name,
+            command.strip(),
+            tuple(args),
+            tuple(sorted(env.items())),
+            title,
+            source=self.path,
+            line=find_line(self.text, key),
+        )
+
+    def _default_agent(self, value: Any, agents: dict[str, CustomAgent]) -> str:
+        if value is None:
+            return DEFAULT_AGENT
+        if not isinstance(value, str):
+            self.warn(
+                ("default_agent",),
+                f"default_agent must be a string, an agent's name (got {_kind(value)}); "
+                f"using {DEFAULT_AGENT!r}",
+            )
+            return DEFAULT_AGENT
+        if value not in agents and value not in presets.PRESETS:
+            names = [*presets.PRESETS, *(n for n in agents if n not in presets.PRESETS)]
+            self.warn(
+                ("default_agent",),
+                f"default_agent {value!r} is not an agent (known: {', '.join(names)}); "
+                f"using {DEFAULT_AGENT!r}",
+            )
+            return DEFAULT_AGENT
+        return value
+
+    def _history(self, value: Any) -> HistorySettings:
+        defaults = HistorySettings()
+        if value is None:
+            return defaults
+        if not isinstance(value, dict):
+            self.warn(("history",), f"history must be a table (got {_kind(value)}); ignoring it")
+            return defaults
+        for extra in value:
+            if extra not in HISTORY_KEYS:
+                self.warn(
+                    ("history", extra),
+                    f"unknown key 'history.{extra}'{_hint(extra, HISTORY_KEYS)}; ignoring it",
+                )
+        enabled = value.get("enabled", defaults.enabled)
+        if not isinstance(enabled, bool):
+            self.warn(("history", "enabled"), "history.enabled must be true or false; ignoring it")
+            enabled = defaults.enabled
+        count = value.get("max_sessions", defaults.max_sessions)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            self.warn(
+                ("history", "max_sessions"),
+                "history.max_sessions must be a whole number of at least 1; ignoring it",
+            )
+            count = defaults.max_sessions
+        age: Any = value.get("max_age_days", defaults.max_age_days)
+        if age == 0:
+            age = None  # 0: no age limit
+        elif isinstance(age, bool) or not isinstance(age, int | float) or age < 0:
+            self.warn(
+                ("history", "max_age_days"),
+                "history.max_age_days must be a number of days (0: no limit); ignoring it",
+            )
+            age = defaults.max_age_days
+        return HistorySettings(enabled, count, None if age is None else float(age))
+
+    def _theme(self, value: Any) -> str | None:
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            got = "an empty string" if isinstance(value, str) else _kind(value)
+            self.warn(("theme",), f"theme must be a theme's name (got {got}); ignoring it")
+            return None
+        return value.strip()
+
+    def _roots(self, value: Any) -> Iterator[Path]:
+        if value is None:
+            return
+        key = ("allow_roots",)
+        if not isinstance(value, list):
+            self.warn(
+                key, f"allow_roots must be a list of directories (got {_kind(value)}); ignoring it"
+            )
+            return
+        for number, item in enumerate(value, 1):
+            if not isinstance(item, str) or not item:
+                got = "an empty string" if isinstance(item, str) else _kind(item)
+                self.warn(key, f"allow_roots item {number} must be a path (got {got}); ignoring it")
+                continue
+            path = Path(item).expanduser()
+            if not path.is_absolute():
+                path = self.path.parent / path
+            if not path.is_dir():
+                self.warn(
+                    key,
+                    f"allow_roots: {item!r} is not an existing directory; ignoring it",
+                    value=item,
+                )
+                continue
+            yield path.resolve()
+
+
+# -- finding the line of a key ------------------------------------------------------------------
+
+_KEY = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
+_KEY_PATH = rf"{_KEY}(?:\s*\.\s*{_KEY})*"
+_HEADER = re.compile(rf"^\s*\[\[?\s*({_KEY_PATH})\s*\]\]?")
+_ASSIGN = re.compile(rf"^\s*({_KEY_PATH})\s*=")
+_PART = re.compile(_KEY)
+
+
+def _parts(key_path: str) -> tuple[str, ...]:
+    parts = []
+    for token in _PART.findall(key_path):
+        if token.startswith('"'):
+            try:
+                token = json.loads(token)
+            except ValueError:
+                token = token[1:-1]
+        elif token.startswith("'"):
+            token = token[1:-1]
+        parts.append(token)
+    return tuple(parts)
+
+
+def find_line(text: str, key: tuple[str, ...]) -> int | None:
+    """The 1-based line that defines dotted ``key`` in TOML ``text``, best effort.
+
+    A line defining exactly ``key`` wins (``[agents.foo]``, ``args = ...``
+    under it, ``agents.foo.args = ...``); else the first line defining
+    something inside it; else the line of the closest table around it (an
+    inline table ``foo = { args = 3 }``).
+    """
+    table: tuple[str, ...] = ()
+    inside: int | None = None
+    around: tuple[int, int] | None = None  # (depth, line)
+    for number, line in enumerate(text.splitlines(), 1):
+        header = _HEADER.match(line)
+        if header is not None:
+            table = _parts(header.group(1))
+            full = table
+        else:
+            assign = _ASSIGN.match(line)
+            if assign is None:
+                continue
+            full = table + _parts(assign.group(1))
+        if full == key:
+            return number
+        if full[: len(key)] == key and inside is None:
+            inside = number
+        elif key[: len(full)] == full and (around is None or len(full) > around[0]):
+            around = (len(full), number)
+    if inside is not None:
+        return inside
+    return around[1] if around is not None else None
+
+
+def _value_line(text: str, start: int, value: str) -> int:
+    """The first line from ``start`` on that holds ``value`` as a string literal."""
+    quoted = (json.dumps(value), f"'{value}'")
+    for number, line in enumerate(text.splitlines()[start - 1 :], start):
+        if any(q in line for q in quoted):
+            return number
+    return start
