@@ -101,8 +101,8 @@ def test_a_torn_last_line_is_skipped_with_a_warning_then_cut(
     transcript = read_transcript(path)
     assert len(transcript.entries) == 1
     assert len(transcript.warnings) == 1 and "cut short" in transcript.warnings[0]
-    # The next writer cuts the torn record off and starts afresh after a reset.
-    store.recorder("abc", agent="a", cwd=Path("/w"))
+    # The next writer of that session (resumed) cuts the torn record off.
+    store.recorder("abc", agent="a", cwd=Path("/w"), resumed=True)
     assert path.read_text().endswith(json.dumps(good) + "\n")
 
 
@@ -200,7 +200,29 @@ async def test_without_session_list_the_local_history_is_listed(
     session = await history_host.create_session(connection.connection_id)
     await history_host.prompt(session.session_id, [{"type": "text", "text": "echo x"}])
     listed = await history_host.list_sessions(connection.connection_id, tmp_path)
-    assert [(s["sessionId"], s["source"]) for s in listed] == [(session.agent_session_id, "local")]
+    assert [(s["agentSessionId"], s["source"]) for s in listed] == [
+        (session.agent_session_id, "local")
+    ]
+    assert history_host.history is not None
+    assert texts(history_host.history.read(listed[0]["sessionId"]).entries) == [
+        "you: echo x",
+        "agent: x",
+    ]
+
+
+async def test_an_agent_reusing_ids_does_not_overwrite_older_transcripts(
+    history_host: Host, store: HistoryStore, tmp_path: Path
+) -> None:
+    for words in ("echo first", "echo second"):
+        connection, _ = await history_host.open_connection(scripted(), tmp_path)
+        session = await history_host.create_session(connection.connection_id)
+        assert session.agent_session_id == "s1"
+        await history_host.prompt(session.session_id, [{"type": "text", "text": words}])
+        await history_host.close_connection(connection.connection_id)
+    listed = store.sessions()
+    assert len(listed) == 2
+    kept = [texts(store.read(s.key).entries)[0] for s in listed]
+    assert sorted(kept) == ["you: echo first", "you: echo second"]
 
 
 async def test_an_agent_without_load_session_refuses_clearly(

@@ -74,9 +74,16 @@ class StoredSession:
     updated: float
     path: Path
 
+    @property
+    def key(self) -> str:
+        """The store's own handle on this transcript (unique, unlike agent ids)."""
+        return self.path.stem
+
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
-            "sessionId": self.session_id,
+            # Only acp-tui can open a local transcript, so its key stands in.
+            "sessionId": self.key,
+            "agentSessionId": self.session_id,
             "cwd": self.cwd,
             "agent": self.agent,
             "updatedAt": _iso(self.updated),
@@ -116,10 +123,13 @@ class HistoryStore:
 
     # -- writing -----------------------------------------------------------
 
-    def recorder(self, session_id: str, *, agent: str, cwd: Path) -> SessionRecorder:
-        """The recorder for ``session_id``. When its file exists (a resumed
-        session, whose history the agent replays; or an agent reusing ids)
-        a ``reset`` record starts the transcript afresh."""
+    def recorder(
+        self, session_id: str, *, agent: str, cwd: Path, resumed: bool = False
+    ) -> SessionRecorder:
+        """The recorder for ``session_id``. A resumed session (the agent
+        replays its history) continues its file after a ``reset`` record; a
+        new session whose id is already on file (agents that reuse ids, like
+        the demo's ``demo-1``) moves the older transcript aside first."""
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = self.path_for(session_id)
         header: dict[str, Any] = {
@@ -132,7 +142,11 @@ class HistoryStore:
         }
         records: list[dict[str, Any]] = [header]
         if _cut_torn_tail(path):
-            records.insert(0, {"type": "reset"})
+            if resumed:
+                records.insert(0, {"type": "reset"})
+            else:
+                aside = path.with_name(f"{path.stem}.{path.stat().st_mtime_ns}.jsonl")
+                path.rename(aside)
         return SessionRecorder(path, records)
 
     def prune(self) -> int:
@@ -168,12 +182,13 @@ class HistoryStore:
         found.sort(key=lambda s: s.updated, reverse=True)
         return found
 
-    def read(self, session_id: str) -> Transcript:
-        """The stored transcript of ``session_id``; KeyError when there is none."""
-        path = self.path_for(session_id)
-        if not path.is_file():
-            raise KeyError(session_id)
-        return read_transcript(path)
+    def read(self, key: str) -> Transcript:
+        """A stored transcript by its key (as listed) or its agent session id;
+        KeyError when there is none."""
+        for path in (self.root / f"{key}.jsonl", self.path_for(key)):
+            if "/" not in key and path.is_file():
+                return read_transcript(path)
+        raise KeyError(key)
 
 
 class SessionRecorder:

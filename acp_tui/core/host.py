@@ -186,6 +186,8 @@ class Host:
         agent_session_id: str,
         directory: Path,
         allow_roots: Iterable[str | Path],
+        *,
+        resumed: bool = False,
     ) -> Session:
         """A session registered with the host and its connection (and the history)."""
         session_id = agent_session_id
@@ -208,7 +210,7 @@ class Host:
         if self.history is not None:
             try:
                 session.recorder = self.history.recorder(
-                    agent_session_id, agent=connection.agent_name, cwd=directory
+                    agent_session_id, agent=connection.agent_name, cwd=directory, resumed=resumed
                 )
             except OSError as exc:
                 log.warning("no history for this session: %s", exc)
@@ -232,7 +234,9 @@ class Host:
         if not connection.capabilities.get("loadSession"):
             raise HostError("unsupported", f"{connection.agent_name} cannot load sessions")
         directory = _directory(cwd if cwd is not None else connection.cwd)
-        session = self._new_session(connection, agent_session_id, directory, allow_roots)
+        session = self._new_session(
+            connection, agent_session_id, directory, allow_roots, resumed=True
+        )
         try:
             result = await connection.call(
                 "session/load",

@@ -1,28 +1,20 @@
 """A conversation as a Markdown document, for ``/export``.
 
 :func:`to_markdown` is pure: the session's entries (``Entry`` objects or
-their ``to_wire()`` dicts) in, a deterministic document out, to paste into
-an issue or keep. Its layout:
+their ``to_wire()`` dicts) in, a deterministic document out. Its layout: a
+``# title`` header (agent, working directory as ``~/…``); each user message
+after a ``---`` rule as a ``> **You**`` blockquote; the agent's Markdown
+verbatim (a code fence it left open is closed, so it cannot swallow the
+rest), thoughts folded in ``<details>``; tool calls as ``### ✎ Edit greet.py
+— completed`` with locations, unified diffs, terminal output and exit
+status, and raw input/output folded as JSON; notices as blockquotes; the
+plan (session state, not an entry) as a task list at the end.
 
-* a ``# title`` header with the agent and the working directory (``~/…``);
-* each user message after a ``---`` rule, as a ``> **You**`` blockquote
-  (linked resources as links, embedded ones as fenced blocks);
-* the agent's replies as their Markdown verbatim (a code fence the agent
-  left open is closed, so it cannot swallow the rest); thoughts folded in
-  ``<details>``;
-* tool calls as ``### ✎ Edit greet.py — completed`` with their locations,
-  unified diffs, terminal output and exit status, text, and raw input /
-  output folded as JSON;
-* notices as blockquotes; the plan (session state, not an entry) as a task
-  list at the end.
-
-Paths inside the working directory are shown relative to it, other paths
-under the home directory as ``~/…``. Everything the agent sent that is not
-Markdown (titles, plan items, terminal output) is escaped or fenced, and
-every fence is longer than any backtick run inside it.
-
-:func:`write_markdown` writes a document atomically; :func:`default_export_name`
-names one.
+Paths inside the working directory are shown relative to it, others under
+the home directory as ``~/…``. What is not Markdown (titles, plan items,
+terminal output) is escaped or fenced; a fence is always longer than any
+backtick run inside it. :func:`write_markdown` writes a document
+atomically; :func:`default_export_name` names one.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from acp_tui.core.history_store import HistoryStore
 from acp_tui.core.host import Host
 from acp_tui.core.session import Session
 from acp_tui.ui.clipboard import copy_text
+from acp_tui.ui.export_command import EXPORT_COMMAND, export_conversation, parse_local_command
 from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.permission_flow import PermissionFlow
 from acp_tui.ui.pickers import (
@@ -206,7 +207,7 @@ class AcpApp(App[int]):
         self._local = None
         self._starts[session.session_id] = self.source.add(session.thread.entries)
         self.log_view.sync()
-        self.prompt.set_commands(session.commands)
+        self.prompt.set_commands([*session.commands, EXPORT_COMMAND])
         self.query_one(PlanPanel).entries = list(session.plan)
         self.log_view.cwd = str(session.cwd)
         self.log_view.set_empty_message(self._welcome(connection))
@@ -292,7 +293,7 @@ class AcpApp(App[int]):
         elif event.type == "plan-updated" and event.session_id == session.session_id:
             self.query_one(PlanPanel).entries = list(data.get("entries", []))
         elif event.type == "commands-updated" and event.session_id == session.session_id:
-            self.prompt.set_commands(list(data.get("availableCommands", [])))
+            self.prompt.set_commands([*data.get("availableCommands", []), EXPORT_COMMAND])
         elif event.type in ("mode-changed", "config-updated", "title-updated", "usage-updated"):
             self.refresh_status()
 
@@ -373,6 +374,10 @@ class AcpApp(App[int]):
             self.last_typed = time.monotonic()
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        argument = parse_local_command(message.text)
+        if argument is not None:
+            self.action_export(argument)
+            return
         self.queued.append(message.text)
         self.refresh_status()
         self._send_next()
@@ -457,6 +462,10 @@ class AcpApp(App[int]):
     def action_choose_config(self, config_id: str) -> None:
         """Pick a value of one of the agent's config options (the model…)."""
         self.settings.choose_config(config_id)
+
+    def action_export(self, argument: str = "") -> None:
+        """``/export [path]``: the conversation as a Markdown file."""
+        export_conversation(self, argument)
 
     def action_choose_mode(self) -> None:
         self.settings.choose_mode()

@@ -211,6 +211,9 @@ class SessionCommands(Provider):
                 )
         if mode_choices(session.modes):
             entries.append(("Choose mode…", "Shift+Tab cycles", app.settings.choose_mode))
+        entries.append(
+            ("Export the conversation…", "as Markdown, like /export [path]", app.action_export)
+        )
         return entries
 
     async def discover(self) -> Hits:

@@ -1,0 +1,69 @@
+"""``/export [path]``: the conversation as Markdown (core/transcript.py).
+
+A local command: handled by acp-tui, never sent to the agent. Without a path
+(or with a directory) the file is named after the session's title in the
+session's working directory; a relative path is relative to that directory.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from acp_tui.core.transcript import ExportError, default_export_name, to_markdown, write_markdown
+
+if TYPE_CHECKING:
+    from acp_tui.ui.app import AcpApp
+
+__all__ = ["EXPORT_COMMAND", "export_conversation", "parse_local_command"]
+
+#: How /export shows up in slash completion, beside the agent's own commands.
+EXPORT_COMMAND = {
+    "name": "export",
+    "description": "acp-tui: save the conversation as Markdown",
+    "input": {"hint": "path (default: a file named after the session)"},
+}
+
+
+def parse_local_command(text: str) -> str | None:
+    """The argument of a ``/export`` line ("" when none), or None when
+    ``text`` is not one."""
+    first, _, rest = text.strip().partition(" ")
+    if first != "/export" or "\n" in rest:
+        return None
+    return rest.strip()
+
+
+def export_conversation(app: AcpApp, argument: str) -> Path | None:
+    session = app.session
+    if session is None or not session.thread.entries:
+        app.notify("Nothing to export yet", severity="warning", timeout=4)
+        return None
+    try:
+        parts = shlex.split(argument) if argument else []
+    except ValueError as exc:
+        app.notify(f"/export: {exc}", severity="error")
+        return None
+    target = Path(parts[0]).expanduser() if parts else Path()
+    if not target.is_absolute():
+        target = session.cwd / target
+    if target.is_dir():
+        target = target / default_export_name(session.title, dt.datetime.now())
+    agent = app.connection.init_result.get("agentInfo") if app.connection else None
+    text = to_markdown(
+        session.thread.entries,
+        title=session.title,
+        agent=agent or app.spec.display_name,
+        cwd=session.cwd,
+        plan=session.plan,
+    )
+    try:
+        written = write_markdown(target, text)
+    except ExportError as exc:
+        app.notify(f"Export failed: {exc}", severity="error", timeout=8)
+        return None
+    shown = written.relative_to(session.cwd) if written.is_relative_to(session.cwd) else written
+    app.notify(f"Exported the conversation to {shown}", timeout=6)
+    return written
