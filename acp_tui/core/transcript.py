@@ -35,7 +35,8 @@ from acp_tui.core.entries import Entry
 
 __all__ = ["ExportError", "default_export_name", "fence", "to_markdown", "write_markdown"]
 
-#: The TUI's tool-kind symbols (acp_tui/ui/render/tools.py), one cell each.
+#: One single-cell, text-presentation symbol per ACP tool kind, shared with
+#: the TUI (emoji would be two cells wide in some terminals and one in others).
 KIND_ICONS: dict[str, str] = {
     "read": "≡",
     "edit": "✎",

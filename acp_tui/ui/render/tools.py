@@ -15,6 +15,7 @@ from rich.style import Style
 from rich.text import Text
 
 from acp_tui.core.entries import ToolCallEntry
+from acp_tui.core.transcript import KIND_ICONS
 from acp_tui.ui.render.layout import (
     Line,
     Painter,
@@ -33,20 +34,6 @@ from acp_tui.ui.render.styles import RenderStyles
 if TYPE_CHECKING:
     from acp_tui.ui.render.entries import RenderOptions
 
-#: One single-cell, text-presentation symbol per ACP tool kind (emoji would
-#: be two cells wide in some terminals and one in others).
-KIND_ICONS: dict[str, str] = {
-    "read": "≡",
-    "edit": "✎",
-    "delete": "⌫",
-    "move": "↔",
-    "search": "⌕",
-    "execute": "$",
-    "think": "∴",
-    "fetch": "⇣",
-    "switch_mode": "⇄",
-    "other": "◆",
-}
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 #: Diff lines shown before "… N more lines" (unless expanded).
 DIFF_LIMIT = 40
