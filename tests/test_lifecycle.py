@@ -100,12 +100,14 @@ async def test_open_caches_by_identity(host: Host, tmp_path: Path) -> None:
     assert sorted([both[0][1], both[1][1]]) == [False, True]
 
 
-async def _grandchild_session(host: Host, cwd: Path) -> tuple[str, int, int, asyncio.Task[str]]:
+async def _grandchild_session(
+    host: Host, cwd: Path, command: str = "grandchild"
+) -> tuple[str, int, int, asyncio.Task[str]]:
     connection, _ = await host.open_connection(scripted_spec(), cwd)
     session = await host.create_session(connection.connection_id, cwd)
     recorder = Recorder(host.attach())
     turn = asyncio.ensure_future(
-        host.prompt(session.session_id, [{"type": "text", "text": "grandchild"}])
+        host.prompt(session.session_id, [{"type": "text", "text": command}])
     )
     event = await recorder.wait_for(
         lambda e: (
@@ -135,6 +137,18 @@ async def test_ac2_close_reaps_the_whole_group_and_frees_the_cwd(
         await turn
     assert failed.value.code == "agent_exited"
     shutil.rmtree(cwd)  # nothing holds it any more
+
+
+async def test_ac2_a_descendant_in_a_session_of_its_own_is_stopped_too(
+    host: Host, tmp_path: Path
+) -> None:
+    connection_id, pgid, escaped, turn = await _grandchild_session(
+        host, tmp_path, "grandchild own-session"
+    )
+    turn.add_done_callback(lambda t: t.exception())
+    assert alive(escaped) and escaped not in group_members(pgid)
+    await host.close_connection(connection_id)
+    assert not alive(escaped)
 
 
 async def test_ac2_shutdown_reaps_every_agent(tmp_path: Path) -> None:

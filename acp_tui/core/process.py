@@ -10,6 +10,11 @@
 * :meth:`AgentProcess.terminate` sends SIGTERM to the group, waits up to a
   grace period for every member to be gone (zombies count as gone), then
   SIGKILLs what is left: well within 2 s.
+* Descendants that left the group (Claude Code runs each Bash command in a
+  session of its own) are found by walking the process tree from the agent
+  before the first signal (Linux, /proc), and their groups are stopped the
+  same way. A process that was orphaned before that walk (its parent already
+  gone) cannot be traced back to the agent and is not reached.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ class AgentProcess:
         self._proc = proc
         self.pid = proc.pid
         self.pgid = proc.pid  # the leader of its own new session/group
+        #: The groups a stop signals: the agent's, and those its descendants moved to.
+        self._groups = [self.pgid]
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.stdin: asyncio.StreamWriter = proc.stdin
         self.stdout: asyncio.StreamReader = proc.stdout
@@ -118,6 +125,7 @@ class AgentProcess:
         if sys.platform == "win32":
             await self._terminate_windows(grace)
             return
+        self._groups = [self.pgid, *escaped_groups(self.pid, self.pgid)]
         self._signal_group(signal.SIGTERM)
         if not await self._wait_group_gone(grace):
             self._signal_group(signal.SIGKILL)
@@ -144,22 +152,65 @@ class AgentProcess:
             with contextlib.suppress(OSError):
                 self._proc.kill()
             return
+        self._groups = [self.pgid, *escaped_groups(self.pid, self.pgid)]
         self._signal_group(signal.SIGKILL)
 
     def _signal_group(self, sig: signal.Signals) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pgid, sig)
+        """Signal the agent's group and the groups its descendants escaped to."""
+        for pgid in self._groups:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, sig)
 
     async def _wait_group_gone(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         delay = 0.005
         while True:
-            if not group_alive(self.pgid):
+            if not any(group_alive(pgid) for pgid in self._groups):
                 return True
             if time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+
+def _process_table() -> dict[int, tuple[int, int]]:
+    """pid -> (ppid, pgid) of every live (non-zombie) process (Linux, /proc)."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        # fields: state, ppid, pgrp, ...
+        if len(fields) > 2 and fields[0] not in (b"Z", b"X"):
+            table[int(name)] = (int(fields[1]), int(fields[2]))
+    return table
+
+
+def escaped_groups(root: int, pgid: int) -> list[int]:
+    """Process groups other than ``pgid`` that descendants of ``root`` (or
+    members of ``pgid``) have moved to (``setsid``/``setpgid``)."""
+    if not sys.platform.startswith("linux"):
+        return []
+    table = _process_table()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    todo = [root, *(pid for pid, (_, group) in table.items() if group == pgid)]
+    seen: set[int] = set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        todo.extend(children.get(pid, ()))
+    ours = os.getpgrp()
+    groups = {table[pid][1] for pid in seen if pid in table}
+    return sorted(g for g in groups if g not in (pgid, ours) and g > 1)
 
 
 def group_alive(pgid: int) -> bool:
@@ -181,17 +232,4 @@ def _group_signalable(pgid: int) -> bool:
 
 def group_members(pgid: int) -> list[int]:
     """Live (non-zombie) pids in process group ``pgid`` (Linux, from /proc)."""
-    members = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        # fields: state, ppid, pgrp, ...
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            members.append(int(name))
-    return members
+    return [pid for pid, (_, group) in _process_table().items() if group == pgid]

@@ -314,8 +314,13 @@ class ScriptedAgent:
         raise AssertionError
 
     async def do_grandchild(self, sid: str, rest: str, text: str) -> PromptResponse:
+        # "grandchild own-session": the child leaves the agent's process group,
+        # as Claude Code's Bash commands do.
         child = subprocess.Popen(
-            ["sleep", "1000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+            ["sleep", "1000"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            start_new_session=rest.strip() == "own-session",
         )
         await self.say(sid, f"pid={child.pid}")
         return await self.wait_cancel(sid)

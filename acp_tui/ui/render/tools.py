@@ -15,7 +15,7 @@ from rich.style import Style
 from rich.text import Text
 
 from acp_tui.core.entries import ToolCallEntry
-from acp_tui.core.transcript import KIND_ICONS
+from acp_tui.core.transcript import KIND_ICONS as KIND_ICONS
 from acp_tui.ui.render.layout import (
     Line,
     Painter,
