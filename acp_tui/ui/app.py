@@ -28,6 +28,7 @@ from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.events import Event
 from acp_tui.core.history_store import HistoryStore
 from acp_tui.core.host import Host
+from acp_tui.core.mentions import PromptCapabilities, build_prompt
 from acp_tui.core.session import Session
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.export_command import EXPORT_COMMAND, export_conversation, parse_local_command
@@ -208,6 +209,10 @@ class AcpApp(App[int]):
         self._starts[session.session_id] = self.source.add(session.thread.entries)
         self.log_view.sync()
         self.prompt.set_commands([*session.commands, EXPORT_COMMAND])
+        self.prompt.set_file_root(session.cwd)
+        self.prompt.set_prompt_capabilities(
+            PromptCapabilities.from_init_result(connection.init_result)
+        )
         self.query_one(PlanPanel).entries = list(session.plan)
         self.log_view.cwd = str(session.cwd)
         self.log_view.set_empty_message(self._welcome(connection))
@@ -398,7 +403,17 @@ class AcpApp(App[int]):
     @work(group="prompt", exit_on_error=False)
     async def _run_prompt(self, session: Session, text: str) -> None:
         try:
-            await self.host.prompt(session.session_id, [{"type": "text", "text": text}])
+            # Built here, synchronously: nothing may run between taking the prompt off
+            # the queue and the turn starting (a second prompt would race this one).
+            built = build_prompt(
+                text,
+                session.tools.fence,
+                self.prompt.prompt_capabilities,
+                images=self.prompt.image_attachments,
+            )
+            for note in built.notes:
+                self.notify(note, severity="warning", timeout=8)
+            await self.host.prompt(session.session_id, built.blocks)
         except HostError as exc:
             if exc.code not in ("agent_exited", "agent_error"):
                 self.notify(exc.message, severity="error", timeout=8)

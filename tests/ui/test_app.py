@@ -418,3 +418,18 @@ async def test_keys_typed_as_a_dialog_opens_go_to_the_draft_not_the_dialog(
         await until(pilot, lambda: app.session is not None and app.session.status == "idle")
         assert '"optionId": "reject"' in replies(app)[-1]
         assert app.prompt.text == "I was saying"
+
+
+async def test_the_log_keeps_its_last_line_in_view_when_it_gets_shorter(tmp_path: Path) -> None:
+    app = make_app(scripted(), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "echo " + " ".join(f"word{n}" for n in range(300)))
+        log = app.log_view
+        height = log.size.height
+        assert log.following and log.scroll_y == log.max_scroll_y > 0
+        app.prompt.insert("one\ntwo\nthree\nfour")  # the prompt grows, the log shrinks
+        await until(pilot, lambda: log.size.height < height)
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y
+        assert "word299" in screen_text(app)

@@ -202,7 +202,7 @@ def test_user_background_spans_the_full_width() -> None:
     assert not any(seg.style and seg.style.bgcolor for seg in strips[-1])
 
 
-def test_user_non_text_blocks_are_chips() -> None:
+def test_user_attachments_are_chips_on_a_line_below() -> None:
     entry = UserEntry(
         content=[
             {"type": "text", "text": "look at"},
@@ -212,8 +212,8 @@ def test_user_non_text_blocks_are_chips() -> None:
         ]
     )
     text = text_of(entry)
-    assert "look at @main.py @README.md [image]" in text
-    assert segments_with(render(entry), "@main.py")[0].style.color == STYLES.chip.color  # type: ignore[union-attr]
+    assert text.splitlines()[:2] == [" ❯ look at", "   ↳ main.py  README.md  [image]"]
+    assert segments_with(render(entry), "main.py")[0].style.color == STYLES.chip.color  # type: ignore[union-attr]
 
 
 def test_user_multiline_prompt_keeps_lines() -> None:

@@ -50,6 +50,9 @@ def scenario(*prompts: str, modal: bool = False) -> Callable[[Pilot[Any]], Await
                 await until(pilot, lambda: app.screen.armed)  # type: ignore[attr-defined]
             else:
                 await until(pilot, lambda: app.session is not None and idle(app))
+        # Estimated heights are replaced by measured ones while idle; the
+        # scrollbar's thumb depends on them.
+        await until(pilot, lambda: app.log_view.measured)
         await pilot.pause(0.3)
 
     return run_before

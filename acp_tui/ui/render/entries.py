@@ -138,21 +138,21 @@ class EntryRenderer:
     # -- user -------------------------------------------------------------------------
 
     def _user(self, entry: UserEntry, styles: RenderStyles, width: int) -> list[Line]:
+        """The prompt's text; what was attached (files, images) on a line below
+        it, so an ``@path`` typed in the text is not shown twice."""
         text = Text(end="")
-        need_space = False
+        attached = Text(end="")
         for block in entry.content:
             if block.get("type") == "text":
-                part = clean(str(block.get("text") or ""))
-                if need_space and part and not part[0].isspace():
-                    text.append(" ")
-                text.append(part, styles.user_text)
-                need_space = False
+                text.append(clean(str(block.get("text") or "")), styles.user_text)
             else:
-                if text.plain and not text.plain[-1].isspace():
-                    text.append(" ")
-                text.append(block_label(block), styles.chip)
-                need_space = True
+                attached.append("  " if attached.plain else "↳ ", styles.text)
+                attached.append(block_label(block).removeprefix("@"), styles.chip)
         text.rstrip()
+        if attached.plain:
+            if text.plain:
+                text.append("\n")
+            text.append_text(attached)
         marker = Segment(USER_MARKER, styles.text + styles.user_marker)
         body = self._painter.text(text, max(1, width - 2), styles.user_text)
         return prefixed(body, [marker], [Segment("  ", styles.text)])

@@ -1,23 +1,34 @@
 """Slash-command data, ranking, and the completion menu shown above the prompt.
 
-The menu never takes focus: the prompt input keeps it and drives the menu
-(highlight, accept, close). It is mounted on the screen as an overlay and
-placed by its owner, so it floats above the transcript instead of pushing it.
+The same menu lists either the agent's slash commands (``/``) or file paths
+(``@`` mentions, from :class:`~acp_tui.core.file_index.FileIndex`). It never
+takes focus: the prompt input keeps it and drives the menu (highlight, accept,
+close). It is mounted on the screen as an overlay and placed by its owner, so
+it floats above the transcript instead of pushing it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import asyncio
+import time
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar, Literal
 
 from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from acp_tui.core.file_index import FileIndex, PathMatch
+
 #: Rows of commands shown at once; more scroll.
 MAX_VISIBLE = 8
+#: Path matches listed in the ``@`` menu (the rest of the best 50 scroll).
+MAX_PATHS = 50
+
+MenuKind = Literal["command", "path"]
 
 
 @dataclass(frozen=True)
@@ -109,8 +120,94 @@ def command_label(command: SlashCommand, name_width: int = 0) -> Content:
     return Content.assemble(*parts)
 
 
+class PathSource:
+    """The ``@`` menu's paths: a :class:`FileIndex` of the current root, built off the UI.
+
+    ``spawn`` runs a coroutine as a worker of the owner; ``on_built`` is called
+    (on the event loop) after each build. The first build starts on the first
+    query; a rebuild starts when the menu opens on a listing older than the
+    index's ``max_age`` (and never more often than that).
+    """
+
+    def __init__(
+        self,
+        spawn: Callable[[Coroutine[Any, Any, None]], None],
+        on_built: Callable[[], None],
+    ) -> None:
+        self._spawn = spawn
+        self._on_built = on_built
+        self.index: FileIndex | None = None
+        self._started = 0.0
+
+    def matches(self, root: Path, query: str, *, opening: bool) -> list[PathMatch]:
+        """The best matches for ``query`` under ``root``; none until the first build is done.
+
+        A file typed in full matches nothing, so that Enter sends the prompt.
+        """
+        index = self.index
+        if index is None or index.root != root:
+            if index is not None:
+                index.cancel()
+            index = self.index = FileIndex(root)
+            self._started = 0.0
+        if not index.ready or (opening and index.stale()):
+            self._build(index)
+        if not query.endswith("/") and index.contains(query):
+            return []
+        return index.search(query, MAX_PATHS)
+
+    def _build(self, index: FileIndex) -> None:
+        now = time.monotonic()
+        if index.building or (self._started and now - self._started < index.max_age):
+            return
+        self._started = now
+        self._spawn(self._run(index))
+
+    async def _run(self, index: FileIndex) -> None:
+        await asyncio.to_thread(index.build)
+        if self.index is index:
+            self._on_built()
+
+    def close(self) -> None:
+        """Stop any build (so that quitting never waits for a big tree's listing)."""
+        if self.index is not None:
+            self.index.cancel()
+            self.index = None
+
+
+def path_label(match: PathMatch, width: int = 0) -> Content:
+    """One path row: the directory part muted, the matched characters accented.
+
+    A path wider than ``width`` cells (when given) loses its start, not its
+    name: ``…/deep/folder/name.py``.
+    """
+    path = match.path
+    cut = 0
+    if width > 2 and cell_len(path) > width:
+        cut = max(0, len(path) - width + 1)
+        while cut < len(path) and cell_len(path[cut:]) > width - 1:
+            cut += 1
+    matched = set(match.positions)
+    base = path.rfind("/", 0, len(path) - 1) + 1
+    parts: list[str | tuple[str, str]] = ["…"] if cut else []
+    run: list[str] = []
+    run_style = ""
+    for index in range(cut, len(path)):
+        style = "$foreground-muted" if index < base else ""
+        if index in matched:
+            style = "bold $text-accent"
+        if style != run_style and run:
+            parts.append(("".join(run), run_style) if run_style else "".join(run))
+            run = []
+        run_style = style
+        run.append(path[index])
+    if run:
+        parts.append(("".join(run), run_style) if run_style else "".join(run))
+    return Content.assemble(*parts)
+
+
 class CommandMenu(OptionList, can_focus=False):
-    """The slash-command completion list. Owned and driven by a prompt input."""
+    """The completion list (slash commands or paths). Owned and driven by a prompt input."""
 
     DEFAULT_CSS = """
     CommandMenu {
@@ -140,7 +237,9 @@ class CommandMenu(OptionList, can_focus=False):
     def __init__(self, on_pick: Callable[[int], None], *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id, markup=False)
         self._on_pick = on_pick
+        self.kind: MenuKind = "command"
         self.commands: list[SlashCommand] = []
+        self.paths: list[PathMatch] = []
 
     def show_commands(self, commands: list[SlashCommand]) -> None:
         """Show ``commands``; a new list highlights its first (best) entry.
@@ -148,6 +247,8 @@ class CommandMenu(OptionList, can_focus=False):
         An unchanged list keeps its highlight (the cursor moved, or the
         commands were re-sent) so that the user's choice is not lost.
         """
+        if self.kind != "command":
+            self.kind, self.paths, self.commands = "command", [], []
         if commands != self.commands:
             self.commands = list(commands)
             width = min(max((cell_len(c.name) + 1 for c in commands), default=0), 24)
@@ -156,12 +257,32 @@ class CommandMenu(OptionList, can_focus=False):
         elif self.highlighted is None and commands:
             self.highlighted = 0
 
+    def show_paths(self, paths: list[PathMatch], width: int = 0) -> None:
+        """Show path matches (``@`` completion); like :meth:`show_commands` for the highlight."""
+        if self.kind != "path":
+            self.kind, self.paths, self.commands = "path", [], []
+        if [p.path for p in paths] != [p.path for p in self.paths]:
+            self.paths = list(paths)
+            self.set_options(Option(path_label(match, width)) for match in paths)
+            self.highlighted = 0 if paths else None
+        else:
+            self.paths = list(paths)
+            if self.highlighted is None and paths:
+                self.highlighted = 0
+
     @property
     def highlighted_command(self) -> SlashCommand | None:
         index = self.highlighted
-        if index is None or not 0 <= index < len(self.commands):
+        if self.kind != "command" or index is None or not 0 <= index < len(self.commands):
             return None
         return self.commands[index]
+
+    @property
+    def highlighted_path(self) -> PathMatch | None:
+        index = self.highlighted
+        if self.kind != "path" or index is None or not 0 <= index < len(self.paths):
+            return None
+        return self.paths[index]
 
     def page_up(self) -> None:
         self.action_page_up()  # type: ignore[no-untyped-call]
@@ -171,8 +292,9 @@ class CommandMenu(OptionList, can_focus=False):
 
     @property
     def rows(self) -> int:
-        """Height in rows, borders included, for the current commands."""
-        return min(len(self.commands), MAX_VISIBLE) + 2
+        """Height in rows, borders included, for the current entries."""
+        count = len(self.commands) if self.kind == "command" else len(self.paths)
+        return min(count, MAX_VISIBLE) + 2
 
     def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         # A click: hand it to the owner rather than bubbling to the screen.

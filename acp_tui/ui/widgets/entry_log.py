@@ -144,6 +144,9 @@ class EntryLog(ScrollView, can_focus=True):
         if width != self._width:
             self._width = width
             self._remeasure_all()
+        elif self.following:
+            # Shorter (the plan or the prompt grew): keep the last line in view.
+            self._scroll_to_end()
 
     # -- the content ---------------------------------------------------------------
 
@@ -201,6 +204,11 @@ class EntryLog(ScrollView, can_focus=True):
             else:
                 self._measured[index] = 0  # measured again when it scrolls into view
         self._content_changed()
+
+    @property
+    def measured(self) -> bool:
+        """Whether every entry's height is a measured one (no estimates left)."""
+        return self._measured.find(0) < 0
 
     def _measure_nearby(self) -> None:
         """Replace estimated heights near the view with real ones (see above)."""

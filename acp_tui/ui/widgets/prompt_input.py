@@ -1,26 +1,41 @@
-"""The prompt input: a multi-line, history-aware text area with slash completion.
+"""The prompt input: a multi-line, history-aware text area with slash and ``@`` completion.
 
 Key map (while the input has focus):
 
 ==========================  ===============================================
 Enter                       send (``Submitted``), or accept the highlighted
-                            command while the menu is open (see below)
+                            entry while the menu is open (see below)
 Shift+Enter, Ctrl+J,        insert a newline (most terminals send plain
 Alt+Enter                   Enter for Shift+Enter; Ctrl+J always works)
 Up (first visual row)       previous history entry; the draft is kept
 Down (last visual row)      next history entry; past the newest, the draft
 Up/Down elsewhere           move the cursor (soft-wrapped rows included)
 / at the start              open the command menu (when commands are set)
+@ after a space or at the   open the file menu: paths under the session cwd
+start of a line             matching what follows the ``@`` (fuzzy)
 Up/Down, PageUp/PageDown    move in the menu while it is open
-Tab                         accept the highlighted command; with the menu
+Tab                         accept the highlighted entry; with the menu
                             closed after Esc, reopen it
 Esc                         close the menu (consumed only while it is open)
 ==========================  ===============================================
 
 Accepting a command replaces the first word with ``/name``; a command that
 takes input gets a trailing space and waits for its argument. **Enter on a
-command without input sends it at once** (Tab only completes). After an
-accept or an Esc the menu stays closed until the text changes again.
+command without input sends it at once** (Tab only completes). Accepting a
+path (Tab or Enter: Enter never sends then) replaces the ``@word`` with
+``@path `` (``@"my file.txt" `` when it has spaces); a directory is inserted
+as ``@dir/`` and the menu goes on listing what is in it. A file typed in full
+opens no menu, so Enter sends. After an accept or an Esc the menu stays closed
+until the text changes again.
+
+``@`` searches the root of :meth:`PromptInput.set_file_root` (the app sets the
+session's cwd) through a :class:`~acp_tui.ui.widgets.command_menu.PathSource`.
+Pasting inserts the text in one edit (the menu logic runs once, not per
+character); a paste of image paths (PNG, JPEG, GIF, WebP, as terminals paste
+dropped files) becomes ``[image: name.png]`` labels when the agent accepts
+images (:meth:`PromptInput.set_prompt_capabilities`; default: the app's
+``connection.init_result``); :attr:`PromptInput.image_attachments` maps them
+to their files for :func:`acp_tui.core.mentions.build_prompt`.
 
 Keys left to the app: Escape (menu closed), Tab (menu closed and nothing to
 complete: focus moves on, via the Screen binding), Shift+Tab, Ctrl+C (unless
@@ -56,6 +71,8 @@ from the focused widget up to the App):
 from __future__ import annotations
 
 import time
+from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events
@@ -64,15 +81,27 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TextArea
 
+from acp_tui.core.file_index import FileIndex, PathMatch
+from acp_tui.core.mentions import (
+    MentionToken,
+    PromptCapabilities,
+    format_mention,
+    image_label,
+    mention_at,
+    pasted_image_paths,
+)
 from acp_tui.ui.history import HistoryBrowser, PromptHistory
 from acp_tui.ui.widgets.command_menu import (
     CommandMenu,
+    PathSource,
     SlashCommand,
     parse_commands,
     rank_commands,
 )
 
 PLACEHOLDER = "Message the agent — Enter to send, Ctrl+J for a newline, / for commands"
+#: Image labels remembered (a queued or recalled prompt may still use one).
+MAX_IMAGES = 256
 
 
 class PromptInput(TextArea):
@@ -146,6 +175,10 @@ class PromptInput(TextArea):
         # After Esc or an accept, the menu stays shut until the text differs from this.
         self._menu_dismissed_for: str | None = None
         self._layout_screen: Screen[Any] | None = None
+        self._file_root: Path | None = None
+        self._capabilities: PromptCapabilities | None = None
+        self._paths = PathSource(self._spawn_index_build, self._index_built)
+        self._images: dict[str, Path] = {}
 
     # ------------------------------------------------------------------ API
 
@@ -173,9 +206,27 @@ class PromptInput(TextArea):
             self.history.checkpoint()
         self._close_menu()
 
+    def set_file_root(self, root: Path | None) -> None:
+        """The folder ``@`` completes paths in (the app sets the session's cwd)."""
+        self._file_root = root
+
+    def set_prompt_capabilities(self, capabilities: PromptCapabilities | None) -> None:
+        """What the agent accepts in a prompt (the app sets its connection's)."""
+        self._capabilities = capabilities
+
+    @property
+    def file_index(self) -> FileIndex | None:
+        """The index ``@`` searches, once the first ``@`` has been typed."""
+        return self._paths.index
+
+    @property
+    def image_attachments(self) -> dict[str, Path]:
+        """Pasted images: label (``[image: a.png]``) → file. Labels outlive the draft."""
+        return dict(self._images)
+
     @property
     def completion_open(self) -> bool:
-        """True while the slash-command menu is shown (Esc then belongs to the input)."""
+        """True while the completion menu is shown (Esc then belongs to the input)."""
         return self._completion_open
 
     def close_completion(self) -> bool:
@@ -223,10 +274,8 @@ class PromptInput(TextArea):
                 menu.page_up()
             elif key == "pagedown":
                 menu.page_down()
-            elif key == "tab":
-                self._accept(submit=False)
-            elif key == "enter":
-                self._accept(submit=True)
+            elif key in ("tab", "enter"):
+                self._accept(submit=key == "enter")
             elif key == "escape":
                 self._dismiss_menu()
             else:
@@ -315,22 +364,108 @@ class PromptInput(TextArea):
             focused = self.has_focus
         if self._menu_dismissed_for is not None and self._menu_dismissed_for != self.text:
             self._menu_dismissed_for = None
-        query = (
-            None
-            if self._menu_dismissed_for is not None or not focused
-            else self._completion_query()
-        )
-        matches = rank_commands(self._commands, query) if query is not None else []
-        if not matches:
+        if self._menu_dismissed_for is not None or not focused:
             self._close_menu()
             return
+        query = self._completion_query()
+        if query is not None:
+            matches = rank_commands(self._commands, query)
+            if matches:
+                self._open_menu().show_commands(matches)
+                self._place_menu()
+                return
+        else:
+            paths = self._path_matches()
+            if paths:
+                self._open_menu().show_paths(paths, max(0, self.region.width - 4))
+                self._place_menu()
+                return
+        self._close_menu()
+
+    def _open_menu(self) -> CommandMenu:
         menu = self._ensure_menu()
-        menu.show_commands(matches)
         if not self._completion_open:
             menu.highlighted = 0  # a freshly opened menu starts at the best match
         self._completion_open = True
         menu.display = True
-        self._place_menu()
+        return menu
+
+    # ------------------------------------------------------- @ paths
+
+    def _mention_token(self) -> tuple[int, MentionToken] | None:
+        """The ``@`` word the cursor is in (row, token), or None."""
+        start, end = self.selection
+        if start != end:
+            return None
+        row, column = end
+        token = mention_at(self.document.get_line(row), column)
+        return None if token is None else (row, token)
+
+    def _path_matches(self) -> list[PathMatch]:
+        found = self._mention_token()
+        root = self._root() if found is not None else None
+        if found is None or root is None:
+            return []
+        menu = self._menu
+        opening = not self._completion_open or menu is None or menu.kind != "path"
+        return self._paths.matches(root, found[1].query, opening=opening)
+
+    def _root(self) -> Path | None:
+        return self._file_root
+
+    @property
+    def prompt_capabilities(self) -> PromptCapabilities:
+        return self._capabilities or PromptCapabilities.from_init_result(None)
+
+    def _accept_path(self, menu: CommandMenu) -> None:
+        match = menu.highlighted_path
+        found = self._mention_token()
+        if match is None or found is None:
+            self._dismiss_menu()
+            return
+        row, token = found
+        line = self.document.get_line(row)
+        replacement = format_mention(match.path)
+        cursor = len(replacement)
+        if match.is_dir and replacement.endswith('"'):
+            cursor -= 1  # inside the quotes, to go on typing the path
+        elif not match.is_dir:
+            if line[token.end : token.end + 1].isspace():
+                cursor += 1  # reuse the existing space
+            else:
+                replacement += " "
+                cursor += 1
+        self.history.checkpoint()
+        self.replace(
+            replacement, (row, token.start), (row, token.end), maintain_selection_offset=False
+        )
+        self.move_cursor((row, token.start + cursor))
+        self.history.checkpoint()
+        if match.is_dir:
+            self._refresh_completion()  # list what is inside
+        else:
+            self._dismiss_menu()
+
+    def _spawn_index_build(self, build: Coroutine[Any, Any, None]) -> None:
+        self.run_worker(build, group="file-index", exit_on_error=False)
+
+    def _index_built(self) -> None:
+        if self.is_attached:
+            self._refresh_completion()
+
+    # ------------------------------------------------------- images
+
+    def _attach_image(self, path: Path) -> str:
+        for label, known in self._images.items():
+            if known == path:
+                return label
+        label = image_label(path, self._images)
+        if len(self._images) >= MAX_IMAGES:
+            del self._images[next(iter(self._images))]
+        self._images[label] = path
+        return label
+
+    # ------------------------------------------------------- accepting
 
     def _accept(self, *, submit: bool, index: int | None = None) -> None:
         menu = self._menu
@@ -338,6 +473,9 @@ class PromptInput(TextArea):
             return
         if index is not None:
             menu.highlighted = index
+        if menu.kind == "path":
+            self._accept_path(menu)
+            return
         command = menu.highlighted_command
         if command is None:
             self._dismiss_menu()
@@ -421,10 +559,23 @@ class PromptInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         # TextArea._on_paste (called after this) inserts the text, newlines and
-        # all, without submitting. It does not stop the event, and an unforwarded
-        # Paste that bubbles to the App is forwarded to the focused widget again:
-        # a Paste posted straight to this widget would be inserted twice.
+        # all, in one edit, without submitting. It does not stop the event, and an
+        # unforwarded Paste that bubbles to the App is forwarded to the focused
+        # widget again: a Paste posted straight to this widget would be inserted twice.
         event.stop()
+        if self.read_only or not self.prompt_capabilities.image:
+            return
+        paths = pasted_image_paths(event.text, self._root() or Path.cwd())
+        if not paths:
+            return
+        event.prevent_default()  # the labels go in instead of the paths
+        labels = " ".join(self._attach_image(path) for path in paths)
+        start, end = sorted(self.selection)
+        before = self.document.get_line(start[0])[: start[1]]
+        if before and not before[-1].isspace():
+            labels = " " + labels
+        if result := self._replace_via_keyboard(labels + " ", start, end):
+            self.move_cursor(result.end_location)
 
     def _on_focus(self, event: events.Focus) -> None:
         # The menu only shows while the input has focus; coming back to
@@ -436,6 +587,7 @@ class PromptInput(TextArea):
         self._close_menu()
 
     def _on_unmount(self) -> None:
+        self._paths.close()
         if self._layout_screen is not None:
             self._layout_screen.screen_layout_refresh_signal.unsubscribe(self)
             self._layout_screen = None
