@@ -4,11 +4,13 @@ usable), and stopped by the host while it runs a command (nothing survives)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,3 +169,60 @@ async def test_a_running_command_does_not_outlive_the_agent(
         for pid in started:  # whatever leaked: do not leave it running
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+async def test_a_session_resumed_in_a_new_agent_process(
+    adapter: InstalledAdapter, mock_api: MockApi, home: Path, workdir: Path, tmp_path: Path
+) -> None:
+    """session.list then session.load on a new process: the agent replays the
+    conversation into the host, and the next turn's model request holds it."""
+    data = tmp_path / "data"
+    client = await HeadlessClient.start(
+        "--", *mock_api.agent_command(adapter, home), cwd=workdir, XDG_DATA_HOME=str(data)
+    )
+    try:
+
+        async def result(method: str, params: dict[str, object]) -> dict[str, Any]:
+            frame = await client.call(method, params, timeout=WAIT)
+            assert "result" in frame, frame
+            answer: dict[str, Any] = frame["result"]
+            return answer
+
+        opened = await result("connection.open", {})
+        created = await result(
+            "session.create", {"connectionId": opened["connectionId"], "cwd": str(workdir)}
+        )
+        session_id = created["sessionId"]
+        said = await result("session.prompt", {"sessionId": session_id, "text": "e2e:say plum"})
+        assert said == {"stopReason": "end_turn"}
+        await result("connection.close", {"connectionId": opened["connectionId"]})
+
+        reopened = await result("connection.open", {})
+        assert reopened["reused"] is False
+        assert reopened["agentCapabilities"]["loadSession"] is True
+        listed = await result(
+            "session.list", {"connectionId": reopened["connectionId"], "cwd": str(workdir)}
+        )
+        assert session_id in [s["sessionId"] for s in listed["sessions"]]
+        loaded = await result(
+            "session.load",
+            {
+                "connectionId": reopened["connectionId"],
+                "sessionId": session_id,
+                "cwd": str(workdir),
+            },
+        )
+        assert loaded["sessionId"] == session_id
+        snapshot = await result("session.snapshot", {"sessionId": session_id})
+        assert "plum" in " ".join(assistant_text(snapshot["entries"]))
+        assert any(e["kind"] == "user" for e in snapshot["entries"])
+        recalled = await result("session.prompt", {"sessionId": session_id, "text": "e2e:recall"})
+        assert recalled == {"stopReason": "end_turn"}
+        last = [r for r in mock_api.messages(workdir) if r.get("reply") == "recall"][-1]
+        assert "plum" in json.dumps(last["body"]["messages"])
+        # The local history holds the replayed conversation and the new turn.
+        stored = "".join(p.read_text() for p in (data / "acp-tui" / "sessions").glob("*.jsonl"))
+        assert "plum" in stored and "Earlier I said" in stored
+        assert await client.close_stdin_and_wait(timeout=WAIT) == 0
+    finally:
+        await client.kill()

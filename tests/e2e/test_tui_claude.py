@@ -11,8 +11,12 @@ import pytest
 
 from acp_tui.core.connection import AgentSpec
 from acp_tui.core.entries import AssistantEntry, ToolCallEntry
+from acp_tui.core.history_store import HistoryStore
+from acp_tui.core.host import Host
 from acp_tui.core.process import group_members
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.resume import PICK
+from acp_tui.ui.screens.choice import ChoiceScreen
 from acp_tui.ui.screens.permission import PermissionScreen
 from tests.e2e.harness import WAIT, InstalledAdapter, MockApi
 from tests.ui.helpers import make_app, ready, screen_text, send, turn, until
@@ -101,3 +105,26 @@ async def test_tui_write_approved_from_the_keyboard(
         assert entry.status == "completed"
         assert app.session.last_stop_reason == "end_turn"
     assert await reaped(pgid)
+
+
+async def test_tui_resume_picks_a_session_and_the_agent_replays_it(
+    adapter: InstalledAdapter, mock_api: MockApi, home: Path, workdir: Path, tmp_path: Path
+) -> None:
+    """`acp-tui claude --resume`: the list comes from the agent's session/list,
+    the chosen session is loaded and replayed into the log, and goes on."""
+    command = mock_api.agent_command(adapter, home)
+    spec = AgentSpec.of(command[0], command[1:], name="claude")
+    store = HistoryStore(tmp_path / "history")
+    words = f"resumable {uuid.uuid4().hex[:8]}"
+    first = AcpApp(spec, cwd=workdir, host=Host(history=store))
+    async with first.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await turn(pilot, f"e2e:say {words}")
+    app = AcpApp(spec, cwd=workdir, host=Host(history=store), resume=PICK)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=WAIT)
+        await pilot.press("1")  # the newest: the one just made
+        await ready(pilot)
+        await until(pilot, lambda: words in screen_text(app), timeout=WAIT)
+        await turn(pilot, "e2e:recall")
+        assert f"Earlier I said: {words}" in screen_text(app)
