@@ -33,8 +33,9 @@ block (base64 ``data``, ``mimeType``) when the agent's
 them, so they are not fenced to the roots; they must still be PNG, JPEG, GIF or
 WebP (by content, not name) within :data:`MAX_IMAGE_BYTES`.
 
-Everything here is synchronous file I/O: call :func:`build_prompt` in a worker
-thread. Notes never contain an absolute path.
+Everything here is synchronous file I/O, bounded by the budgets above; the
+TUI calls :func:`build_prompt` right before the turn starts (so no second
+prompt can start in between). Notes never contain an absolute path.
 """
 
 from __future__ import annotations
