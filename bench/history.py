@@ -38,11 +38,14 @@ def main() -> None:
         store = HistoryStore(Path(folder))
         recorder = store.recorder("bench", agent="bench", cwd=Path(folder))
         session: Any = _Session()
+        recorder.flush(session)  # the header; from here on only marked entries
         started = time.perf_counter()
         flushes = 0
         for n in range(args.entries // 2):
             session.thread.append_user([{"type": "text", "text": f"question {n}"}])
             session.thread.add_text("message", f"An answer to question {n}, in a few words.", None)
+            recorder.changed(2 * n)  # as Session.commit marks them
+            recorder.changed(2 * n + 1)
             if (2 * n + 2) % args.flush_every == 0:
                 recorder.flush(session)
                 flushes += 1

@@ -197,9 +197,18 @@ class SessionRecorder:
     def __init__(self, path: Path, first_records: list[dict[str, Any]]) -> None:
         self.path = path
         self._pending = list(first_records)
-        self._versions: dict[int, int] = {}
+        #: Entries changed since the last flush (the session marks them as it
+        #: commits); None: look at every entry.
+        self._dirty: set[int] | None = None
         self._title: str | None = None
         self.failed = False
+
+    def changed(self, index: int | None) -> None:
+        """Entry ``index`` was appended or changed (None: any may have)."""
+        if index is None:
+            self._dirty = None
+        elif self._dirty is not None:
+            self._dirty.add(index)
 
     def flush(self, session: Session) -> None:
         """Append what changed since the last flush, then fsync."""
@@ -207,10 +216,13 @@ class SessionRecorder:
             return
         records = self._pending
         self._pending = []
-        for index, entry in enumerate(session.thread.entries):
-            if self._versions.get(index) != entry.version:
-                self._versions[index] = entry.version
-                records.append({"type": "entry", "index": index, "entry": _stored(entry.to_wire())})
+        entries = session.thread.entries
+        dirty = range(len(entries)) if self._dirty is None else sorted(self._dirty)
+        self._dirty = set()
+        for index in dirty:
+            if index < len(entries):
+                wire = _stored(entries[index].to_wire())
+                records.append({"type": "entry", "index": index, "entry": wire})
         if session.title and session.title != self._title:
             self._title = session.title
             records.append({"type": "title", "title": session.title})

@@ -97,6 +97,9 @@ class Session:
     # -- committing ------------------------------------------------------
 
     def commit(self, event: Event) -> None:
+        if self.recorder is not None and event.type.startswith("entr"):
+            index = event.data.get("index")
+            self.recorder.changed(index if isinstance(index, int) else None)
         self.cursor += 1
         event.session_id = self.session_id
         event.cursor = self.cursor
