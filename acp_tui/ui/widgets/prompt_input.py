@@ -33,8 +33,8 @@ session's cwd) through a :class:`~acp_tui.ui.widgets.command_menu.PathSource`.
 Pasting inserts the text in one edit (the menu logic runs once, not per
 character); a paste of image paths (PNG, JPEG, GIF, WebP, as terminals paste
 dropped files) becomes ``[image: name.png]`` labels when the agent accepts
-images (:meth:`PromptInput.set_prompt_capabilities`; default: the app's
-``connection.init_result``); :attr:`PromptInput.image_attachments` maps them
+images (:meth:`PromptInput.set_prompt_capabilities`, which the app sets from
+its connection); :attr:`PromptInput.image_attachments` maps them
 to their files for :func:`acp_tui.core.mentions.build_prompt`.
 
 Keys left to the app: Escape (menu closed), Tab (menu closed and nothing to
