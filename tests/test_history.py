@@ -247,3 +247,22 @@ async def test_loading_an_unknown_session_fails_and_leaves_nothing_behind(
         await history_host.load_session(connection.connection_id, "s-nope")
     assert caught.value.code == "agent_error"
     assert "s-nope" not in history_host.sessions
+
+
+async def test_a_failed_load_leaves_the_stored_transcript_alone(
+    history_host: Host, store: HistoryStore, tmp_path: Path
+) -> None:
+    store.root.mkdir(parents=True)
+    kept = store.path_for("s-gone")
+    header = {"type": "session", "sessionId": "s-gone", "agent": "scripted", "cwd": "/w"}
+    entry = {"type": "entry", "index": 0, "entry": {"kind": "notice", "text": "kept"}}
+    kept.write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
+    before = kept.read_bytes()
+    state = tmp_path / "agent-state"
+    state.mkdir()
+    connection, _ = await history_host.open_connection(
+        scripted(ACP_FAKE_STATE_DIR=str(state)), tmp_path
+    )
+    with pytest.raises(HostError):
+        await history_host.load_session(connection.connection_id, "s-gone")
+    assert kept.read_bytes() == before

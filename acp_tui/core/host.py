@@ -189,7 +189,8 @@ class Host:
         *,
         resumed: bool = False,
     ) -> Session:
-        """A session registered with the host and its connection (and the history)."""
+        """A session registered with the host and its connection, and, unless
+        ``resumed`` (recorded once its load succeeds), with the history."""
         session_id = agent_session_id
         earlier = self.sessions.get(session_id)
         if earlier is not None and earlier.status != "closed":
@@ -207,13 +208,8 @@ class Host:
             base_env=self.base_env,
             cancel_grace=self.cancel_grace,
         )
-        if self.history is not None:
-            try:
-                session.recorder = self.history.recorder(
-                    agent_session_id, agent=connection.agent_name, cwd=directory, resumed=resumed
-                )
-            except OSError as exc:
-                log.warning("no history for this session: %s", exc)
+        if not resumed:
+            self._record(session, connection)
         self.sessions[session_id] = session
         connection.add_session(session)
         return session
@@ -252,8 +248,26 @@ class Host:
             session.close()
             raise
         session.adopt_setup(result if isinstance(result, dict) else {})
+        # Recorded only now: a failed load must not touch the stored transcript.
+        # The first flush writes every entry, the replay included.
+        self._record(session, connection, resumed=True)
         session.save_history()
         return session
+
+    def _record(
+        self, session: Session, connection: AgentConnection, *, resumed: bool = False
+    ) -> None:
+        if self.history is None:
+            return
+        try:
+            session.recorder = self.history.recorder(
+                session.agent_session_id,
+                agent=connection.agent_name,
+                cwd=session.cwd,
+                resumed=resumed,
+            )
+        except OSError as exc:
+            log.warning("no history for this session: %s", exc)
 
     async def list_sessions(
         self, connection_id: str, cwd: str | Path | None = None
