@@ -5,7 +5,8 @@ cannot load sessions.
 Layout: ``$XDG_DATA_HOME/acp-tui/sessions/<session>.jsonl`` (default
 ``~/.local/share/...``). One JSON record per line:
 
-* ``{"type": "session", "v": 1, "sessionId", "agent", "cwd", "created"}`` — first;
+* ``{"type": "session", "v": 1, "sessionId", "agent", "cwd", "created"}`` — first
+  (again after a ``reset``; the last one holds);
 * ``{"type": "entry", "index": i, "entry": {...wire form...}}`` — an entry as
   committed; a later record for the same index supersedes the earlier one
   (a tool call that finished, a reply that grew);
@@ -13,12 +14,14 @@ Layout: ``$XDG_DATA_HOME/acp-tui/sessions/<session>.jsonl`` (default
 * ``{"type": "reset"}`` — the agent replayed the session (``session/load``):
   the records before it are superseded by the replay that follows.
 
-Writes are appends, flushed and fsync'ed whenever the session's status
-changes (a turn starts or ends, the agent goes away). A crash can only tear
+Writes are appends of the entries the session marked as changed, flushed and
+fsync'ed whenever the session's status changes (a turn starts or ends, the
+agent goes away). A crash can only tear
 the last line: reading skips it with a warning, and the next recorder on that
 file cuts it off before appending. Retention: the oldest files beyond
-``max_sessions`` or older than ``max_age_days`` are deleted when the store
-opens.
+``max_sessions`` or older than ``max_age_days`` are deleted by :meth:`prune`
+(the CLI calls it at start-up). A new session whose id is already on file
+(agents that reuse ids) moves the older file aside to ``<name>.<mtime>.jsonl``.
 """
 
 from __future__ import annotations

@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 
 Status = Literal["idle", "running", "error", "closed"]
 
+#: Events that change the entry list (the history recorder marks them).
+_ENTRY_EVENTS = frozenset({"entry-appended", "entry-updated", "entries-removed"})
+
 #: How long a cancelled turn may take to end before it ends for the user anyway.
 CANCEL_GRACE_SECONDS = 5.0
 
@@ -97,7 +100,7 @@ class Session:
     # -- committing ------------------------------------------------------
 
     def commit(self, event: Event) -> None:
-        if self.recorder is not None and event.type.startswith("entr"):
+        if self.recorder is not None and event.type in _ENTRY_EVENTS:
             index = event.data.get("index")
             self.recorder.changed(index if isinstance(index, int) else None)
         self.cursor += 1
