@@ -40,18 +40,28 @@ async def until(condition: Callable[[], bool], timeout: float = WAIT) -> None:
         await asyncio.sleep(0.02)
 
 
+async def result(client: HeadlessClient, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    frame = await client.call(method, params, timeout=WAIT)
+    assert "result" in frame, frame
+    answer: dict[str, Any] = frame["result"]
+    return answer
+
+
+async def open_session(client: HeadlessClient, cwd: Path) -> tuple[dict[str, Any], str]:
+    """A connection to the command-line agent and a session in ``cwd``."""
+    opened = await result(client, "connection.open", {})
+    created = await result(
+        client, "session.create", {"connectionId": opened["connectionId"], "cwd": str(cwd)}
+    )
+    return opened, str(created["sessionId"])
+
+
 async def test_agent_killed_mid_turn(
     adapter: InstalledAdapter, mock_api: MockApi, home: Path, workdir: Path
 ) -> None:
     client = await HeadlessClient.start("--", *mock_api.agent_command(adapter, home), cwd=workdir)
     try:
-        opened = (await client.call("connection.open", {}, timeout=WAIT))["result"]
-        created = await client.call(
-            "session.create",
-            {"connectionId": opened["connectionId"], "cwd": str(workdir)},
-            timeout=WAIT,
-        )
-        session_id = created["result"]["sessionId"]
+        opened, session_id = await open_session(client, workdir)
         pending = client.send("session.prompt", {"sessionId": session_id, "text": "e2e:slow"})
 
         def deltas() -> int:
@@ -129,13 +139,7 @@ async def test_a_running_command_does_not_outlive_the_agent(
     client = await HeadlessClient.start("--", *mock_api.agent_command(adapter, home), cwd=workdir)
     started: list[int] = []
     try:
-        opened = (await client.call("connection.open", {}, timeout=WAIT))["result"]
-        created = await client.call(
-            "session.create",
-            {"connectionId": opened["connectionId"], "cwd": str(workdir)},
-            timeout=WAIT,
-        )
-        session_id = created["result"]["sessionId"]
+        opened, session_id = await open_session(client, workdir)
         command = f"sleep {duration}; echo x > slept.txt"  # a write: Claude asks first
         client.send("session.prompt", {"sessionId": session_id, "text": f"e2e:bash {command}"})
         asked = await client.wait_event(
@@ -181,30 +185,22 @@ async def test_a_session_resumed_in_a_new_agent_process(
         "--", *mock_api.agent_command(adapter, home), cwd=workdir, XDG_DATA_HOME=str(data)
     )
     try:
-
-        async def result(method: str, params: dict[str, object]) -> dict[str, Any]:
-            frame = await client.call(method, params, timeout=WAIT)
-            assert "result" in frame, frame
-            answer: dict[str, Any] = frame["result"]
-            return answer
-
-        opened = await result("connection.open", {})
-        created = await result(
-            "session.create", {"connectionId": opened["connectionId"], "cwd": str(workdir)}
+        opened, session_id = await open_session(client, workdir)
+        said = await result(
+            client, "session.prompt", {"sessionId": session_id, "text": "e2e:say plum"}
         )
-        session_id = created["sessionId"]
-        said = await result("session.prompt", {"sessionId": session_id, "text": "e2e:say plum"})
         assert said == {"stopReason": "end_turn"}
-        await result("connection.close", {"connectionId": opened["connectionId"]})
+        await result(client, "connection.close", {"connectionId": opened["connectionId"]})
 
-        reopened = await result("connection.open", {})
+        reopened = await result(client, "connection.open", {})
         assert reopened["reused"] is False
         assert reopened["agentCapabilities"]["loadSession"] is True
         listed = await result(
-            "session.list", {"connectionId": reopened["connectionId"], "cwd": str(workdir)}
+            client, "session.list", {"connectionId": reopened["connectionId"], "cwd": str(workdir)}
         )
         assert session_id in [s["sessionId"] for s in listed["sessions"]]
         loaded = await result(
+            client,
             "session.load",
             {
                 "connectionId": reopened["connectionId"],
@@ -213,10 +209,12 @@ async def test_a_session_resumed_in_a_new_agent_process(
             },
         )
         assert loaded["sessionId"] == session_id
-        snapshot = await result("session.snapshot", {"sessionId": session_id})
+        snapshot = await result(client, "session.snapshot", {"sessionId": session_id})
         assert "plum" in " ".join(assistant_text(snapshot["entries"]))
         assert any(e["kind"] == "user" for e in snapshot["entries"])
-        recalled = await result("session.prompt", {"sessionId": session_id, "text": "e2e:recall"})
+        recalled = await result(
+            client, "session.prompt", {"sessionId": session_id, "text": "e2e:recall"}
+        )
         assert recalled == {"stopReason": "end_turn"}
         last = [r for r in mock_api.messages(workdir) if r.get("reply") == "recall"][-1]
         assert "plum" in json.dumps(last["body"]["messages"])
