@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from acp_tui.core.json_frames import dumps, to_utf8
+
 if TYPE_CHECKING:
     from acp_tui.core.session import Session
 
@@ -231,7 +233,7 @@ class SessionRecorder:
             records.append({"type": "title", "title": session.title})
         if not records:
             return
-        data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
+        data = b"".join(_record_line(record) for record in records)
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
@@ -243,6 +245,16 @@ class SessionRecorder:
             # History is a convenience: losing it must never break the session.
             self.failed = True
             log.warning("cannot write the session history (%s); history is off for it", exc)
+
+
+def _record_line(record: dict[str, Any]) -> bytes:
+    """One record as a line; what cannot be written (a lone surrogate that
+    slipped through, a non-finite number) is replaced, never an exception."""
+    try:
+        return to_utf8(dumps(record, compact=False)) + b"\n"
+    except ValueError as exc:
+        log.warning("a history record could not be written (%s); skipped", exc)
+        return b""
 
 
 def read_transcript(path: Path) -> Transcript:

@@ -25,6 +25,7 @@ from acp_tui.core.channel import DEFAULT_CAPACITY, EventChannel, EventHub
 from acp_tui.core.connection import AgentConnection, AgentSpec, next_connection_id
 from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.history_store import HistoryStore
+from acp_tui.core.json_frames import fix_surrogates
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.session import CANCEL_GRACE_SECONDS, Session
 from acp_tui.core.validation import describe
@@ -293,7 +294,8 @@ class Host:
         except ValidationError as exc:
             raise HostError("invalid_params", f"invalid prompt ({describe(exc)})") from None
         wire = request.model_dump(mode="json", by_alias=True, exclude_none=True)["prompt"]
-        return await session.prompt(wire)
+        # Text from a front end (a paste, a file name) may hold lone surrogates.
+        return await session.prompt(fix_surrogates(wire))
 
     async def cancel(self, session_id: str) -> None:
         await self.session(session_id).cancel()

@@ -20,13 +20,18 @@ Here:
 * Outgoing messages are written straight to the pipe and drained: no queue.
 * ``$/cancel_request`` ends the matching incoming request (error -32800),
   unless ``on_cancel_request`` handles it (a permission answers cancelled).
+* A frame that cannot be used (over ``max_frame``, nested too deep, not
+  JSON) is a protocol error for that one frame (json_frames.py), never the
+  end of the connection. When it was an answer to one of our requests (its
+  id is readable near its start), that request fails with
+  :class:`UnreadableAnswer` instead of waiting for ever; when it was a
+  request, the agent gets an "invalid request" error for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -34,6 +39,7 @@ from typing import Any
 from acp import RequestError
 
 from acp_tui.core.framing import FrameReader, FrameTooLarge
+from acp_tui.core.json_frames import BadFrame, decode_frame, encode_frame, top_level_fields
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +49,16 @@ NotificationHandler = Callable[[str, Any], None]
 FrameObserver = Callable[[str, dict[str, Any]], None]
 
 REQUEST_CANCELLED = -32800
+INVALID_REQUEST = -32600
 DEFAULT_MAX_FRAME = 64 * 1024 * 1024
 
 
 class PeerClosed(Exception):
     """The other side went away; outstanding requests fail with this."""
+
+
+class UnreadableAnswer(Exception):
+    """The answer to a request arrived but could not be read (too large, too deep)."""
 
 
 class JsonRpcPeer:
@@ -79,6 +90,7 @@ class JsonRpcPeer:
         self._outgoing: dict[int, asyncio.Future[Any]] = {}
         self._incoming: dict[RpcId, asyncio.Task[None]] = {}
         self._incoming_slot = asyncio.Event()
+        self._sending: set[asyncio.Task[None]] = set()
         self._closed: BaseException | None = None
         #: Called with ("out" | "in", message) for every frame, when set.
         self.observer: FrameObserver | None = None
@@ -92,7 +104,7 @@ class JsonRpcPeer:
     async def _send(self, message: dict[str, Any]) -> None:
         if self.observer is not None:
             self.observer("out", message)
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        data = encode_frame(message)
         try:
             self._writer.write(data)
             await self._writer.drain()
@@ -138,9 +150,13 @@ class JsonRpcPeer:
             if frame is None:
                 break
             if isinstance(frame, FrameTooLarge):
-                self._protocol_error(f"dropped a message over {self._max_frame} bytes")
+                self._unusable(frame.head, f"over {self._max_frame} bytes")
                 continue
-            self._dispatch_frame(frame)
+            try:
+                self._dispatch_frame(frame)
+            except Exception:  # one bad frame must never end the connection
+                log.exception("an agent frame could not be handled")
+                self._protocol_error("could not handle a message")
             if self._has_room is not None and not self._has_room():
                 assert self._wait_ready is not None
                 await self._wait_ready()
@@ -153,13 +169,42 @@ class JsonRpcPeer:
         if self._on_protocol_error is not None:
             self._on_protocol_error(text)
 
+    def _unusable(self, head: bytes, reason: str) -> None:
+        """A frame we dropped: fail or refuse the request it carried, if any."""
+        fields = top_level_fields(head)
+        rpc_id = fields.get("id")
+        method = fields.get("method")
+        self._protocol_error(
+            f"dropped a message {reason}" + (f" ({method})" if isinstance(method, str) else "")
+        )
+        if isinstance(method, str):
+            if isinstance(rpc_id, int | str) and not isinstance(rpc_id, bool):
+                error = {"code": INVALID_REQUEST, "message": f"Invalid request: {reason}"}
+                self._spawn_send({"jsonrpc": "2.0", "id": rpc_id, "error": error})
+            return
+        future = self._outgoing.get(rpc_id) if type(rpc_id) is int else None
+        if future is not None and not future.done():
+            future.set_exception(UnreadableAnswer(f"the answer was {reason}"))
+
+    def _spawn_send(self, message: dict[str, Any]) -> None:
+        async def send() -> None:
+            with contextlib.suppress(PeerClosed):
+                await self._send(message)
+
+        task = asyncio.ensure_future(send())
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
     def _dispatch_frame(self, frame: bytes) -> None:
         if not frame.strip():
             return
         try:
-            message = json.loads(frame)
-        except ValueError:
-            self._protocol_error(f"not JSON: {frame[:120]!r}")
+            message = decode_frame(frame)
+        except BadFrame as exc:
+            if exc.deep:
+                self._unusable(frame, exc.reason)
+            else:
+                self._protocol_error(f"{exc.reason}: {frame[:120]!r}")
             return
         if not isinstance(message, dict):
             self._protocol_error(f"not a JSON object: {frame[:120]!r}")
@@ -188,9 +233,10 @@ class JsonRpcPeer:
             return
         if "error" in message:
             error = message["error"] if isinstance(message["error"], dict) else {}
+            code = error.get("code")
             future.set_exception(
                 RequestError(
-                    int(error.get("code", -32603)),
+                    code if type(code) is int else -32603,
                     str(error.get("message", "error")),
                     error.get("data"),
                 )

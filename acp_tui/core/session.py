@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 
 from acp_tui.core import fs
 from acp_tui.core.channel import EventHub
+from acp_tui.core.coalesce import Coalescer
 from acp_tui.core.entries import ToolCallEntry
 from acp_tui.core.errors import HostError
 from acp_tui.core.events import Event
@@ -96,6 +97,8 @@ class Session:
         self._closing_tasks: set[asyncio.Task[None]] = set()
         #: Appends the transcript to the local history (None: not kept).
         self.recorder: SessionRecorder | None = None
+        #: A flood of errors (malformed updates) is coalesced.
+        self._errors = Coalescer(self.commit)
 
     # -- committing ------------------------------------------------------
 
@@ -114,11 +117,12 @@ class Session:
             self.recorder.flush(self)
 
     def report_error(self, code: str, message: str) -> None:
-        self.commit(Event("error", {"code": code, "message": message}))
+        self._errors.offer(code, Event("error", {"code": code, "message": message}))
 
     def set_status(
         self, status: Status, *, stop_reason: str | None = None, message: str | None = None
     ) -> None:
+        self._errors.flush()  # a turn's summary of errors comes before its end
         self.status = status
         self.save_history()
         data: dict[str, Any] = {"status": status}
