@@ -19,10 +19,12 @@ from typing import Any, ClassVar
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.widgets import Static, TextArea
 
 from acp_tui.core.channel import ChannelClosed, EventChannel
 from acp_tui.core.connection import AgentConnection, AgentSpec
+from acp_tui.core.content_text import clean, one_line
 from acp_tui.core.entries import Entry, NoticeEntry
 from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.events import Event
@@ -127,6 +129,21 @@ class AcpApp(App[int]):
         #: When the user last changed the draft (a dialog opening then waits).
         self.last_typed = 0.0
         self._plan_folded_by_user: bool | None = None
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every toast, whatever asks for it: its text often quotes an agent
+        (an error it answered), so it is cleaned and never read as markup."""
+        super().notify(
+            clean(message), title=one_line(title), severity=severity, timeout=timeout, markup=False
+        )
 
     # -- layout ------------------------------------------------------------------
 
@@ -235,8 +252,8 @@ class AcpApp(App[int]):
 
     def _welcome(self, connection: AgentConnection) -> str:
         info = connection.init_result.get("agentInfo") or {}
-        name = str(info.get("title") or info.get("name") or self.spec.display_name)
-        version = f" {info['version']}" if info.get("version") else ""
+        name = one_line(str(info.get("title") or info.get("name") or self.spec.display_name))
+        version = f" {one_line(str(info['version']))}" if info.get("version") else ""
         lines = [
             f"{name}{version} is ready in {self.cwd.name or self.cwd}",
             "",

@@ -104,3 +104,10 @@ def screen_text(app: AcpApp) -> str:
     """What the log shows right now, as plain text."""
     log = app.log_view
     return "\n".join(log.render_line(y).text for y in range(log.size.height))
+
+
+def screen_rows(app: AcpApp) -> list[str]:
+    """Every row of the whole screen as composed (dialogs and toasts included),
+    as the text that would be written between the styles."""
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    return ["".join(segment.text for strip in line for segment in strip) for line in update.strips]

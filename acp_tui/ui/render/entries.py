@@ -17,6 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from acp_tui.core.content_text import clean
 from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
 from acp_tui.ui.render.layout import (
     Line,
@@ -24,7 +25,6 @@ from acp_tui.ui.render.layout import (
     assemble,
     blank,
     block_label,
-    clean,
     indent,
     prefixed,
 )
@@ -217,8 +217,8 @@ class EntryRenderer:
             Text(clean(head).rstrip()), max(1, width - 2), styles.text + style
         )
         lines = prefixed(body, [icon], [Segment("  ", styles.text)])
-        tail = Text.from_ansi(tail).plain.rstrip()
+        tail = clean(tail).rstrip()
         if tail.strip():
-            rest = self._painter.text(Text(clean(tail)), max(1, width - 4), styles.muted)
+            rest = self._painter.text(Text(tail), max(1, width - 4), styles.muted)
             lines += indent(rest, 4, styles.text)
         return lines

@@ -8,7 +8,6 @@ selection gutter) and turn them into Strips at the very end.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterable, Sequence
 
 from rich.cells import cell_len
@@ -17,23 +16,9 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from acp_tui.core.content_text import one_line
+
 Line = list[Segment]
-
-# C0/C1 control characters except tab and newline: they would reach the
-# terminal as is (an ESC in an agent's text could move the cursor).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def clean(text: str) -> str:
-    """``text`` without control characters (CRLF becomes LF)."""
-    if _CONTROL.search(text) is None:
-        return text
-    return _CONTROL.sub("", text.replace("\r\n", "\n"))
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: line breaks and tabs become spaces."""
-    return " ".join(clean(text).split())
 
 
 def shorten_left(text: str, width: int) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from acp_tui.core.content_text import clean, one_line, terminal_ansi
 from acp_tui.core.entries import ToolCallEntry
 from acp_tui.core.transcript import KIND_ICONS as KIND_ICONS
 from acp_tui.ui.render.layout import (
@@ -21,10 +21,8 @@ from acp_tui.ui.render.layout import (
     Painter,
     assemble,
     block_label,
-    clean,
     fit,
     indent,
-    one_line,
     prefixed,
     shorten_left,
 )
@@ -45,8 +43,6 @@ BODY_INDENT = 2
 WAITING_TEXT = "⚠ Waiting for your decision — answer in the dialog"
 
 _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-# Control characters except ESC (kept for the ANSI decoder), tab, CR and LF.
-_CONTROL_NO_ESC = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 
 
 def spinner(frame: int) -> str:
@@ -313,15 +309,5 @@ class ToolCallRenderer:
 
 
 def _from_ansi(lines: list[str]) -> Text:
-    """Terminal output lines as Text, colours kept, other escapes dropped."""
-    kept: list[str] = []
-    for line in lines:
-        if "\r" in line:  # a carriage return overwrites: keep what was drawn last
-            parts = [part for part in line.split("\r") if part]
-            line = parts[-1] if parts else ""
-        kept.append(line)
-    joined = _CONTROL_NO_ESC.sub("", "\n".join(kept))
-    text = Text.from_ansi(joined, end="")
-    if "\x1b" in text.plain:  # a stray escape the decoder did not consume
-        text = Text(clean(text.plain), end="")
-    return text
+    """Terminal output lines as Text: colours kept, other escapes and controls dropped."""
+    return Text.from_ansi(terminal_ansi("\n".join(lines)), end="")
