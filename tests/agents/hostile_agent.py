@@ -17,7 +17,8 @@ hostile from the start. Each prompt's first line is a command:
     bad-updates N        N malformed session/updates (each one an error)
     stderr-flood N       N separate lines on stderr
     huge N [MODE]        one message chunk of N characters without a line
-                         break (MODE "words": lorem ipsum; "solid": no space)
+                         break, ending in END-OF-CHUNK (MODE "words": lorem
+                         ipsum; "solid": no space)
     huge-tool N          a tool call whose text content is N characters
     chunks N SIZE        N message chunks of SIZE characters each
     surrogate            an emoji split into two chunks: "\\ud83d", "\\ude00"
@@ -268,7 +269,8 @@ class HostileAgent:
             pattern = "abcdefghijklmnopqrstuvwxyz0123456789"
         else:
             pattern = "lorem ipsum dolor sit amet "
-        text = (pattern * (count // len(pattern) + 1))[:count]
+        end = "END-OF-CHUNK"
+        text = (pattern * (count // len(pattern) + 1))[: max(count - len(end), 0)] + end
         await self.update(sid, chunk(text))
 
     async def do_huge_tool(self, sid: str, rest: str) -> None:

@@ -19,6 +19,7 @@ from acp_tui.core.transcript import KIND_ICONS as KIND_ICONS
 from acp_tui.ui.render.layout import (
     Line,
     Painter,
+    Rows,
     assemble,
     block_label,
     fit,
@@ -82,11 +83,11 @@ class ToolCallRenderer:
     def clear(self) -> None:
         self._diffs.clear()
 
-    def render(self, entry: ToolCallEntry, options: RenderOptions, width: int) -> list[Line]:
+    def render(self, entry: ToolCallEntry, options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         body_width = max(1, width - BODY_INDENT)
         lines, title_cut = self._header(entry, options, width)
-        body: list[Line] = []
+        body: Rows = []
         if title_cut and options.expanded:
             body += self._painter.text(Text(clean(entry.title).strip()), body_width, styles.text)
         body += self._locations(entry.locations, options, body_width)
@@ -132,16 +133,14 @@ class ToolCallRenderer:
         text.truncate(max(1, width), overflow="ellipsis")
         return text
 
-    def _locations(
-        self, locations: Sequence[Any], options: RenderOptions, width: int
-    ) -> list[Line]:
+    def _locations(self, locations: Sequence[Any], options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         shown = [loc for loc in locations if isinstance(loc, dict) and loc.get("path")]
         hidden = 0
         if not options.expanded and len(shown) > LOCATION_LIMIT:
             hidden = len(shown) - LOCATION_LIMIT
             shown = shown[:LOCATION_LIMIT]
-        lines: list[Line] = []
+        lines: Rows = []
         for location in shown:
             line_no = location.get("line")
             suffix = f":{line_no}" if isinstance(line_no, int) else ""
@@ -155,7 +154,7 @@ class ToolCallRenderer:
 
     # -- content ----------------------------------------------------------------------
 
-    def _content_item(self, item: dict[str, Any], options: RenderOptions, width: int) -> list[Line]:
+    def _content_item(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:
         item_type = item.get("type")
         styles = options.styles
         if item_type == "content":
@@ -172,7 +171,7 @@ class ToolCallRenderer:
         label = Text(f"[{one_line(str(item_type or 'content'))}]")
         return [self._painter.truncated(label, width, styles.muted)]
 
-    def _diff(self, item: dict[str, Any], options: RenderOptions, width: int) -> list[Line]:
+    def _diff(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         old = item.get("oldText")
         new = item.get("newText")
@@ -193,7 +192,7 @@ class ToolCallRenderer:
         path = one_line(display_path(str(item.get("path") or ""), options.cwd)) or "(no path)"
         path = shorten_left(path, max(1, width - stats.cell_len))
         header = assemble((path, styles.diff_file), stats)
-        lines = [self._painter.truncated(header, width, styles.text)]
+        lines: Rows = [self._painter.truncated(header, width, styles.text)]
         shown = diff if options.expanded else diff[:DIFF_LIMIT]
         line_styles = {
             "+": styles.diff_add,
@@ -240,7 +239,7 @@ class ToolCallRenderer:
             self._diffs.popitem(last=False)
         return result
 
-    def _terminal(self, item: dict[str, Any], options: RenderOptions, width: int) -> list[Line]:
+    def _terminal(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         terminal_id = one_line(str(item.get("terminalId") or "?"))
         if "output" not in item:
@@ -256,7 +255,7 @@ class ToolCallRenderer:
             raw_lines = output.rsplit("\n", TERMINAL_TAIL)[1:]
         inner = max(1, width - 2)
         border = [Segment("│ ", styles.text + styles.terminal_border)]
-        lines: list[Line] = []
+        lines: Rows = []
         if len(raw_lines) < total:
             more = Text(f"… {total - len(raw_lines)} more lines")
             lines.append(self._painter.truncated(more, inner, styles.terminal_meta))
@@ -287,7 +286,7 @@ class ToolCallRenderer:
 
     # -- raw input / output -----------------------------------------------------------
 
-    def _raw(self, label: str, value: Any, options: RenderOptions, width: int) -> list[Line]:
+    def _raw(self, label: str, value: Any, options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         if not options.expanded:
             if isinstance(value, str):

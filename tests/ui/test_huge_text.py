@@ -1,0 +1,119 @@
+"""Issue 12, point 7: one huge single-line chunk does not freeze the TUI.
+
+A 16 MB chunk without a line break used to take minutes to wrap, the app
+frozen. Now its rows are made only when they are drawn: these tests show
+the chunk in the log with a bounded number of rows ever made, keys still
+reaching the prompt, and (on a real pty) Ctrl+Q ending the program while
+the chunk is on its way.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+
+from ptyprocess import PtyProcess
+
+from acp_tui.core.entries import AssistantEntry
+from acp_tui.core.host import Host
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.render.long_text import LazyLines, LazyRows, row_starts
+from tests.ui.helpers import idle, ready, send, until
+from tests.ui.test_hostile_text import HOSTILE_AGENT, hostile_spec
+
+SIXTEEN_MB = 16 * 1024 * 1024
+
+
+def _shown(app: AcpApp) -> str:
+    """The log's rows joined again (a row may end inside a word)."""
+    log = app.log_view
+    return "".join(log.render_line(y).text.strip() for y in range(log.size.height))
+
+
+async def test_a_16_mb_chunk_is_shown_and_only_what_is_on_screen_is_made(
+    tmp_path: Path,
+) -> None:
+    app = AcpApp(hostile_spec(), cwd=tmp_path, host=Host())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, f"huge {SIXTEEN_MB}")
+        await until(pilot, lambda: idle(app) and "END-OF-CHUNK" in _shown(app), timeout=90)
+        log = app.log_view
+        assert app.session is not None
+        index = next(
+            i for i, e in enumerate(app.session.thread.entries) if isinstance(e, AssistantEntry)
+        )
+        assert len(app.session.thread.entries[index].chunks[0].text) == SIXTEEN_MB
+        rows = log.strips(index)
+        assert isinstance(rows, LazyRows)
+        assert len(rows) > 100_000  # some 140,000 rows at this width...
+        assert rows.made <= 3 * log.size.height  # ...of which only those shown were made
+        # Input is not blocked: a key shows in the prompt.
+        await pilot.press("x")
+        await until(pilot, lambda: app.prompt.text.endswith("x"))
+        # The top of the chunk, then back to the end: still only screens' worth made.
+        log.action_scroll_home()
+        await pilot.pause()
+        assert "lorem ipsum dolor" in _shown(app)
+        log.action_scroll_end()
+        await pilot.pause()
+        assert "END-OF-CHUNK" in _shown(app)
+        assert log.strips(index).made <= 8 * log.size.height  # type: ignore[attr-defined]
+
+
+def test_rows_of_a_long_text_wrap_at_spaces_and_fold_long_words() -> None:
+    text = "lorem ipsum dolor sit amet " * 10 + "x" * 25
+    lines = LazyLines(text, 12, None)
+    rows = ["".join(s.text for s in lines.line(i)) for i in range(len(lines))]
+    assert all(len(row) == 12 for row in rows)
+    assert rows[0] == "lorem ipsum " and rows[1] == "dolor sit   "
+    assert rows[-3:] == ["x" * 12, "x" * 12, "x" + " " * 11]
+    # Wide characters take two cells; a row never splits one.
+    assert list(row_starts("漢字かな漢字", 5)) == [0, 2, 4]
+
+
+def test_ctrl_q_ends_the_program_while_a_16_mb_chunk_arrives(tmp_path: Path) -> None:
+    tui = PtyProcess.spawn(
+        [
+            sys.executable,
+            "-m",
+            "acp_tui",
+            "--cwd",
+            str(tmp_path),
+            "--",
+            sys.executable,
+            str(HOSTILE_AGENT),
+        ],
+        env={**os.environ, "TERM": "xterm-256color"},
+        dimensions=(40, 120),
+    )
+    output = bytearray()
+
+    def read(seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if not select.select([tui.fd], [], [], left)[0]:
+                return
+            try:
+                output.extend(tui.read(65536))
+            except EOFError:
+                return
+
+    try:
+        deadline = time.monotonic() + 30
+        while b"is ready" not in output and time.monotonic() < deadline:
+            read(0.1)
+        tui.write(f"huge {SIXTEEN_MB} solid\r".encode())
+        read(1.0)  # the chunk is on its way (or being drawn)
+        tui.write(b"\x11")  # Ctrl+Q
+        deadline = time.monotonic() + 30
+        while tui.isalive() and time.monotonic() < deadline:
+            read(0.1)
+        assert not tui.isalive(), "Ctrl+Q did not end the program"
+    finally:
+        if tui.isalive():
+            tui.kill(signal.SIGKILL)
