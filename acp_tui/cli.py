@@ -22,6 +22,8 @@ from pathlib import Path
 from acp_tui import ACP_HOST_VERSION, __version__
 from acp_tui.agents import presets
 from acp_tui.agents.config import Config, config_path, display_path, load_config, resolve
+from acp_tui.core.budget import DEFAULT_BUDGET, default_spill_root
+from acp_tui.core.budget import prune as prune_spill
 from acp_tui.core.connection import AgentSpec
 from acp_tui.core.history_store import HistoryStore, default_root
 
@@ -193,8 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     except presets.AgentNotFound as missing:
         return _fail(missing.explain())
 
+    with contextlib.suppress(OSError):
+        prune_spill(default_spill_root(os.environ))
     if args.headless:
-        return run_headless(spec, cwd.resolve(), roots, _history(config))
+        return run_headless(spec, cwd.resolve(), roots, _history(config), config.text_budget)
     assert spec is not None
     from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
 
@@ -206,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         resume=args.resume,
         history=_history(config),
         notices=config.problems,
+        text_budget=config.text_budget,
     )
 
 
@@ -227,7 +232,11 @@ def _history(config: Config) -> HistoryStore | None:
 
 
 def run_headless(
-    spec: AgentSpec | None, cwd: Path, roots: list[Path], history: HistoryStore | None = None
+    spec: AgentSpec | None,
+    cwd: Path,
+    roots: list[Path],
+    history: HistoryStore | None = None,
+    text_budget: int = DEFAULT_BUDGET,
 ) -> int:
     logging.basicConfig(
         level=os.environ.get("ACP_TUI_LOG_LEVEL", "WARNING").upper(),
@@ -235,17 +244,19 @@ def run_headless(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     os.chdir(cwd)
-    return asyncio.run(_serve(spec, roots, history))
+    return asyncio.run(_serve(spec, roots, history, text_budget))
 
 
-async def _serve(spec: AgentSpec | None, roots: list[Path], history: HistoryStore | None) -> int:
+async def _serve(
+    spec: AgentSpec | None, roots: list[Path], history: HistoryStore | None, text_budget: int
+) -> int:
     from acp_tui.core.framing import READ_AHEAD
     from acp_tui.core.host import Host
     from acp_tui.server.methods import Methods
     from acp_tui.server.server import HeadlessServer
     from acp_tui.server.stdio import open_reader, open_sink
 
-    host = Host(extra_roots=roots, history=history)
+    host = Host(extra_roots=roots, history=history, text_budget=text_budget)
     reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)
     server = HeadlessServer(host, Methods(host, spec), reader, sink)

@@ -7,6 +7,10 @@
     theme = "acp-light"
     allow_roots = ["~/src", "../shared"]   # relative to this file's folder
 
+    [limits]
+    session_text_mib = 64           # text a session keeps; past it, large
+                                    # contents are cut (kept whole in files)
+
     [agents.mine]
     command = "node"                # no slash: looked up on PATH
     args = ["/opt/mine/agent.js", "--acp"]
@@ -33,14 +37,16 @@ from pathlib import Path
 from typing import Any
 
 from acp_tui.agents import presets
+from acp_tui.core.budget import DEFAULT_BUDGET
 from acp_tui.core.connection import AgentSpec
 from acp_tui.core.history_store import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_SESSIONS
 
 CONFIG_ENV = "ACP_TUI_CONFIG"
 DEFAULT_AGENT = "demo"
-TOP_LEVEL_KEYS = ("agents", "default_agent", "theme", "allow_roots", "history")
+TOP_LEVEL_KEYS = ("agents", "default_agent", "theme", "allow_roots", "history", "limits")
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
+LIMITS_KEYS = ("session_text_mib",)
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,8 @@ class Config:
     theme: str | None = None
     allow_roots: tuple[Path, ...] = ()
     history: HistorySettings = field(default_factory=HistorySettings)
+    #: ``[limits] session_text_mib``: characters of text a session keeps.
+    text_budget: int = DEFAULT_BUDGET
     #: Warnings for the user, one line each; the items they name were ignored.
     problems: list[str] = field(default_factory=list)
 
@@ -252,6 +260,7 @@ class _Loader:
             theme=self._theme(data.get("theme")),
             allow_roots=tuple(self._roots(data.get("allow_roots"))),
             history=self._history(data.get("history")),
+            text_budget=self._limits(data.get("limits")),
             problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
         )
 
@@ -401,6 +410,27 @@ class _Loader:
             )
             age = defaults.max_age_days
         return HistorySettings(enabled, count, None if age is None else float(age))
+
+    def _limits(self, value: Any) -> int:
+        if value is None:
+            return DEFAULT_BUDGET
+        if not isinstance(value, dict):
+            self.warn(("limits",), f"limits must be a table (got {_kind(value)}); ignoring it")
+            return DEFAULT_BUDGET
+        for extra in value:
+            if extra not in LIMITS_KEYS:
+                self.warn(
+                    ("limits", extra),
+                    f"unknown key 'limits.{extra}'{_hint(extra, LIMITS_KEYS)}; ignoring it",
+                )
+        size = value.get("session_text_mib", DEFAULT_BUDGET / 2**20)
+        if isinstance(size, bool) or not isinstance(size, int | float) or size < 1:
+            self.warn(
+                ("limits", "session_text_mib"),
+                "limits.session_text_mib must be a number of MiB, at least 1; ignoring it",
+            )
+            return DEFAULT_BUDGET
+        return int(size * 2**20)
 
     def _theme(self, value: Any) -> str | None:
         if value is None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from acp_tui.core import fs
+from acp_tui.core.budget import TextBudget
 from acp_tui.core.channel import EventHub
 from acp_tui.core.coalesce import Coalescer
 from acp_tui.core.entries import ToolCallEntry
@@ -30,7 +31,7 @@ from acp_tui.core.history_store import SessionRecorder
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.session_tools import SessionTools
 from acp_tui.core.thread import Thread
-from acp_tui.core.updates import apply_update
+from acp_tui.core.updates import account_tool_call, admit_tool_call, apply_update
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ class Session:
         extra_roots: list[Path],
         base_env: Mapping[str, str] | None = None,
         cancel_grace: float = CANCEL_GRACE_SECONDS,
+        budget: TextBudget | None = None,
     ) -> None:
         self.session_id = session_id
         self.agent_session_id = agent_session_id
@@ -99,6 +101,8 @@ class Session:
         self.recorder: SessionRecorder | None = None
         #: A flood of errors (malformed updates) is coalesced.
         self._errors = Coalescer(self.commit)
+        #: The text its entries may hold; what does not fit goes to files.
+        self.budget = budget if budget is not None else TextBudget()
 
     # -- committing ------------------------------------------------------
 
@@ -154,6 +158,7 @@ class Session:
         """The entry a permission request is about, created from the
         request's ``toolCall`` when the agent never announced it."""
         fields = {key: value for key, value in tool_call.items() if key != "status"}
+        fields = admit_tool_call(self, fields)
         if "content" in fields:
             fields["content"] = self.tools.fill_terminals(fields["content"])
         found = self.thread.tool_call(str(fields["toolCallId"]))
@@ -164,6 +169,7 @@ class Session:
             event, entry, _ = self.thread.update_tool_call(fields)
         else:
             return found[1]
+        account_tool_call(self, entry)
         self.commit(event)
         self.tools.watch_terminals(entry)
         return entry

@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.widgets import Static, TextArea
 
+from acp_tui.core.budget import DEFAULT_BUDGET
 from acp_tui.core.channel import ChannelClosed, EventChannel
 from acp_tui.core.connection import AgentConnection, AgentSpec
 from acp_tui.core.content_text import clean, one_line
@@ -546,8 +547,9 @@ def run_tui(
     resume: str | None = None,
     history: HistoryStore | None = None,
     notices: list[str] | None = None,
+    text_budget: int = DEFAULT_BUDGET,
 ) -> int:
-    host = Host(extra_roots=extra_roots, history=history)
+    host = Host(extra_roots=extra_roots, history=history, text_budget=text_budget)
     app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume, notices=notices)
     try:
         code = app.run()
