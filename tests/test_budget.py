@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from acp_tui.agents.config import load_config
-from acp_tui.core.budget import DELTA_LIMIT, HEAD, Spill, TextBudget
 from tests.conftest import HeadlessClient
 from tests.test_headless import rebuild_text
 
@@ -22,6 +21,8 @@ HOSTILE = {
     "args": [str(Path(__file__).parent / "agents" / "hostile_agent.py")],
 }
 MIB = 1024 * 1024
+#: Characters of one text delta, at most (core/budget.py's DELTA_LIMIT).
+DELTA_LIMIT = MIB
 _PATH = re.compile(r"(?:it is written to|all of it is in) (\S+)\]")
 
 
@@ -67,7 +68,7 @@ async def test_past_the_budget_large_contents_are_cut_and_kept_in_files(
     assert len(reply) < 1 * MIB + 500
     assert _spilled(reply) == _chunks(4, 524288)  # nothing is lost
     tool_text = entries[3]["content"][0]["content"]["text"]
-    assert len(tool_text) < HEAD + 500 and "more characters not shown" in tool_text
+    assert len(tool_text) < 64 * 1024 + 500 and "more characters not shown" in tool_text
     assert _spilled(tool_text) == ("tool output " * 200_000)[:2_000_000]
     assert entries[5]["chunks"][0]["text"] == _chunks(2, 100)
 
@@ -105,6 +106,8 @@ def test_the_budget_is_set_in_the_config_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("spill", [True, False])
 def test_the_rules_of_the_budget(tmp_path: Path, spill: bool) -> None:
+    from acp_tui.core.budget import HEAD, Spill, TextBudget  # (the module is new)
+
     budget = TextBudget(100_000, Spill(tmp_path) if spill else None)
     assert budget.admit("a" * 90_000) == "a" * 90_000  # within
     assert budget.admit("b" * 1000) == "b" * 1000  # small: kept past the limit too
