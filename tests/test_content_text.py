@@ -10,6 +10,7 @@ from acp_tui.core.content_text import (
     one_line,
     terminal_ansi,
     terminal_text,
+    visible_controls,
 )
 
 
@@ -49,6 +50,12 @@ def test_terminal_ansi_keeps_colours_only() -> None:
     assert terminal_ansi(raw) == "\x1b[32mok\x1b[0m moved bell half[1"
     assert terminal_ansi("10%\r50%\r100%\nnext\r\n") == "100%\nnext\n"
     assert terminal_text("\x1b[31merror\x1b[0m: x\r\n") == "error: x"
+
+
+def test_visible_controls_keeps_positions() -> None:
+    name = "a\x1b[31mb\x07.py"
+    assert visible_controls(name) == "a␛[31mb␇.py"
+    assert len(visible_controls(name)) == len(name)
 
 
 def test_names_with_control_characters_are_not_printable() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from acp_tui.core.connection import AgentConnection, AgentSpec
 from acp_tui.core.entries import AssistantEntry, Chunk
 from acp_tui.core.events import Event
 from acp_tui.core.history_store import HistoryStore, read_transcript
@@ -26,10 +27,8 @@ from acp_tui.server.methods import Methods
 from acp_tui.server.server import HeadlessServer
 from tests.conftest import HeadlessClient, Recorder
 
-HOSTILE = {
-    "command": sys.executable,
-    "args": [str(Path(__file__).parent / "agents" / "hostile_agent.py")],
-}
+HOSTILE_AGENT = Path(__file__).parent / "agents" / "hostile_agent.py"
+HOSTILE = {"command": sys.executable, "args": [str(HOSTILE_AGENT)]}
 
 
 async def open_hostile(client: HeadlessClient, cwd: Path) -> str:
@@ -249,21 +248,22 @@ async def test_version_true_is_not_version_1(headless: Any) -> None:
     assert answer["error"]["code"] == "protocol_error"
 
 
-async def _events_of(recorder: Recorder, kind: str) -> list[Event]:
+async def _flood(
+    host: Host, recorder: Recorder, cwd: Path, command: str, kind: str
+) -> tuple[AgentConnection, list[Event]]:
+    """Run ``command`` on the hostile agent; the ``kind`` events it caused."""
+    spec = AgentSpec.of(sys.executable, [str(HOSTILE_AGENT)])
+    connection, _ = await host.open_connection(spec, cwd)
+    session = await host.create_session(connection.connection_id, cwd)
+    assert await host.prompt(session.session_id, [{"type": "text", "text": command}])
     await asyncio.sleep(1.5)  # past the coalescing window: every summary is out
-    return recorder.of_type(kind)
+    return connection, recorder.of_type(kind)
 
 
 async def test_a_flood_of_bad_updates_is_coalesced(
     host: Host, recorder: Recorder, tmp_path: Path
 ) -> None:
-    from acp_tui.core.connection import AgentSpec
-
-    spec = AgentSpec.of(HOSTILE["command"], HOSTILE["args"])  # type: ignore[arg-type]
-    connection, _ = await host.open_connection(spec, tmp_path)
-    session = await host.create_session(connection.connection_id, tmp_path)
-    assert await host.prompt(session.session_id, [{"type": "text", "text": "bad-updates 20000"}])
-    errors = await _events_of(recorder, "error")
+    _, errors = await _flood(host, recorder, tmp_path, "bad-updates 20000", "error")
     assert len(errors) < 200, len(errors)
     summaries = [e for e in errors if "repeated" in e.data]
     assert summaries and "more like this" in summaries[0].data["message"]
@@ -274,13 +274,9 @@ async def test_a_flood_of_bad_updates_is_coalesced(
 async def test_a_flood_on_stderr_is_coalesced(
     host: Host, recorder: Recorder, tmp_path: Path
 ) -> None:
-    from acp_tui.core.connection import AgentSpec
-
-    spec = AgentSpec.of(HOSTILE["command"], HOSTILE["args"])  # type: ignore[arg-type]
-    connection, _ = await host.open_connection(spec, tmp_path)
-    session = await host.create_session(connection.connection_id, tmp_path)
-    assert await host.prompt(session.session_id, [{"type": "text", "text": "stderr-flood 20000"}])
-    stderr = await _events_of(recorder, "agent-stderr")
+    connection, stderr = await _flood(
+        host, recorder, tmp_path, "stderr-flood 20000", "agent-stderr"
+    )
     assert len(stderr) < 100, len(stderr)
     assert any("more like this" in e.data["text"] for e in stderr)
     # The tail is kept in full for when the agent fails.

@@ -24,7 +24,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["clean", "is_printable_name", "one_line", "terminal_ansi", "terminal_text"]
+__all__ = [
+    "clean",
+    "is_printable_name",
+    "one_line",
+    "terminal_ansi",
+    "terminal_text",
+    "visible_controls",
+]
 
 # Escape sequences a terminal would interpret: CSI; OSC and the string
 # sequences (DCS, SOS, PM, APC) up to their terminator (an unterminated one
@@ -72,6 +79,14 @@ def clean(text: str) -> str:
 def one_line(text: str) -> str:
     """``text`` safe to show on one line: :func:`clean`, whitespace runs as one space."""
     return " ".join(clean(text).split())
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with each control character shown as a symbol, one for one
+    (no sequence dropped: positions in it stay valid, e.g. for highlighting)."""
+    if _VISIBLE.search(text) is None:
+        return text
+    return _VISIBLE.sub(_picture, text)
 
 
 def is_printable_name(name: str) -> bool:

@@ -151,7 +151,7 @@ class AcpApp(App[int]):
     def compose(self) -> ComposeResult:
         yield EntryLog(self.source, id="log")
         yield PlanPanel(id="plan")
-        yield QueueLine(id="queue")
+        yield QueueLine(id="queue", markup=False)
         yield PromptInput(id="prompt")
         yield StatusBar(id="status")
 
@@ -385,7 +385,7 @@ class AcpApp(App[int]):
         line = self.query_one(QueueLine)
         line.set_class(bool(self.queued), "-queued")
         if self.queued:
-            shown = [f"⏳ queued: {text.splitlines()[0][:100]}" for text in self.queued[:3]]
+            shown = [f"⏳ queued: {one_line(text)[:100]}" for text in self.queued[:3]]
             if len(self.queued) > 3:
                 shown.append(f"… and {len(self.queued) - 3} more")
             line.update("\n".join(shown))

@@ -8,61 +8,16 @@ program wrote to the terminal (a pty: the bytes a real terminal would obey).
 
 from __future__ import annotations
 
-import os
 import re
-import select
-import signal
-import sys
 import time
 from pathlib import Path
 
-from ptyprocess import PtyProcess
-
-HOSTILE_AGENT = Path(__file__).parent.parent / "agents" / "hostile_agent.py"
-
-
-class Terminal:
-    def __init__(self, tmp_path: Path) -> None:
-        self.output = bytearray()
-        self.tui = PtyProcess.spawn(
-            [
-                sys.executable,
-                "-m",
-                "acp_tui",
-                "--cwd",
-                str(tmp_path),
-                "--",
-                sys.executable,
-                str(HOSTILE_AGENT),
-            ],
-            env={**os.environ, "TERM": "xterm-256color"},
-            dimensions=(45, 180),
-        )
-
-    def read(self, seconds: float = 0.1) -> None:
-        deadline = time.monotonic() + seconds
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.tui.fd], [], [], left)[0]:
-                return
-            try:
-                self.output += self.tui.read(65536)
-            except EOFError:
-                return
-
-    def wait_for(self, needle: bytes, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while needle not in self.output:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{needle!r} never shown")
-            self.read()
-
-    def type(self, data: bytes) -> None:
-        self.tui.write(data)
+from tests.ui.helpers import PtyApp
+from tests.ui.test_hostile_text import HOSTILE_AGENT
 
 
 def test_no_agent_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None:
-    term = Terminal(tmp_path)
+    term = PtyApp(HOSTILE_AGENT, tmp_path, rows=45, columns=180)
     try:
         term.wait_for(b"is ready")
         term.type(b"strings\r")
@@ -82,9 +37,7 @@ def test_no_agent_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None:
         term.wait_for(b"stderr-last")
         term.read(0.5)
         term.type(b"\x11")  # Ctrl+Q
-        deadline = time.monotonic() + 20
-        while term.tui.isalive() and time.monotonic() < deadline:
-            term.read()
+        assert term.wait_gone()
         written = bytes(term.output)
         assert b"\x1b]0;" not in written  # the OSC that sets the window title
         # Its payload is shown only where the raw input is shown as JSON
@@ -96,5 +49,4 @@ def test_no_agent_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None:
         assert "\u202e".encode() not in written  # bidi override
         assert "title␇".encode() in written  # the session title, shown made safe
     finally:
-        if term.tui.isalive():
-            term.tui.kill(signal.SIGKILL)
+        term.kill()

@@ -9,20 +9,13 @@ the chunk is on its way.
 
 from __future__ import annotations
 
-import os
-import select
-import signal
-import sys
-import time
 from pathlib import Path
-
-from ptyprocess import PtyProcess
 
 from acp_tui.core.entries import AssistantEntry
 from acp_tui.core.host import Host
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.render.long_text import LazyLines, LazyRows, row_starts
-from tests.ui.helpers import idle, ready, send, until
+from tests.ui.helpers import PtyApp, idle, ready, send, until
 from tests.ui.test_hostile_text import HOSTILE_AGENT, hostile_spec
 
 SIXTEEN_MB = 16 * 1024 * 1024
@@ -77,43 +70,12 @@ def test_rows_of_a_long_text_wrap_at_spaces_and_fold_long_words() -> None:
 
 
 def test_ctrl_q_ends_the_program_while_a_16_mb_chunk_arrives(tmp_path: Path) -> None:
-    tui = PtyProcess.spawn(
-        [
-            sys.executable,
-            "-m",
-            "acp_tui",
-            "--cwd",
-            str(tmp_path),
-            "--",
-            sys.executable,
-            str(HOSTILE_AGENT),
-        ],
-        env={**os.environ, "TERM": "xterm-256color"},
-        dimensions=(40, 120),
-    )
-    output = bytearray()
-
-    def read(seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while (left := deadline - time.monotonic()) > 0:
-            if not select.select([tui.fd], [], [], left)[0]:
-                return
-            try:
-                output.extend(tui.read(65536))
-            except EOFError:
-                return
-
+    app = PtyApp(HOSTILE_AGENT, tmp_path)
     try:
-        deadline = time.monotonic() + 30
-        while b"is ready" not in output and time.monotonic() < deadline:
-            read(0.1)
-        tui.write(f"huge {SIXTEEN_MB} solid\r".encode())
-        read(1.0)  # the chunk is on its way (or being drawn)
-        tui.write(b"\x11")  # Ctrl+Q
-        deadline = time.monotonic() + 30
-        while tui.isalive() and time.monotonic() < deadline:
-            read(0.1)
-        assert not tui.isalive(), "Ctrl+Q did not end the program"
+        app.wait_for(b"is ready")
+        app.type(f"huge {SIXTEEN_MB} solid\r".encode())
+        app.read(1.0)  # the chunk is on its way (or being drawn)
+        app.type(b"\x11")  # Ctrl+Q
+        assert app.wait_gone(), "Ctrl+Q did not end the program"
     finally:
-        if tui.isalive():
-            tui.kill(signal.SIGKILL)
+        app.kill()

@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.core.content_text import is_printable_name, one_line
+from acp_tui.core.content_text import is_printable_name, one_line, visible_controls
 from acp_tui.core.file_index import FileIndex, PathMatch
 
 #: Rows of commands shown at once; more scroll.
@@ -184,7 +184,7 @@ def path_label(match: PathMatch, width: int = 0) -> Content:
     A path wider than ``width`` cells (when given) loses its start, not its
     name: ``…/deep/folder/name.py``.
     """
-    path = match.path
+    path = visible_controls(match.path)  # a file's name may hold an ESC too
     cut = 0
     if width > 2 and cell_len(path) > width:
         cut = max(0, len(path) - width + 1)
