@@ -808,3 +808,27 @@ def test_the_engine_imports_no_session_host_connection_or_ui() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == ""
+
+
+def test_checkpoints_kept_inside_the_root_never_record_themselves(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write(home, {"notes.txt": "n\n"})
+    checkpoints = Checkpoints([home], "s1", state_dir=home / ".local" / "state" / "[x]")
+    first = checkpoints.take("before-turn", turn=1)
+    write(home, {"notes.txt": "n2\n"})
+    second = checkpoints.take("after-turn", turn=1)
+    third = checkpoints.take("before-turn", turn=2)
+    assert changed(checkpoints.changes(first.checkpoint_id, second.checkpoint_id)) == {
+        "notes.txt": "modified"
+    }
+    assert checkpoints.changes(second.checkpoint_id, third.checkpoint_id) == []
+
+
+def test_ignore_rules_above_the_root_that_are_not_utf8(tmp_path: Path, state: Path) -> None:
+    project = tmp_path / "project"
+    write(project, {".gitignore": b"caf\xe9/\n*.o\n", "sub/main.c": "int main;\n"})
+    project_git(project, "init", "-q")
+    checkpoints = Checkpoints([project / "sub"], "s1", state_dir=state)
+    start = checkpoints.take("before-turn")
+    write(project / "sub", {"main.o": b"\0", os.fsdecode(b"caf\xe9/x"): "x\n", "ok.c": "ok\n"})
+    assert changed(checkpoints.changes(start.checkpoint_id)) == {"ok.c": "added"}

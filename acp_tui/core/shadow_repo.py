@@ -342,24 +342,34 @@ class ShadowRepo:
     def sync_excludes(self) -> bool:
         """Bring the shadow's ``info/exclude`` in line with the project's
         ignore rules that live outside the root; True when they changed."""
-        text = project_excludes(self.root)
+        text = project_excludes(self.root) + self._own_state_excluded()
         excludes = user_excludes_file(self.git)
         stamp = ""
         if excludes is not None:
             with contextlib.suppress(OSError):
                 stat = os.stat(excludes)
                 stamp = f"{excludes}:{stat.st_mtime_ns}:{stat.st_size}"
-        signature = hashlib.sha256((stamp + "\0" + text).encode()).hexdigest()
+        data = (stamp + "\0" + text).encode("utf-8", "surrogateescape")
+        signature = hashlib.sha256(data).hexdigest()
         stored = self.dir / "excludes-signature"
         if self._excludes_signature is None:
             with contextlib.suppress(OSError):
                 self._excludes_signature = stored.read_text(encoding="utf-8").strip()
         if signature == self._excludes_signature:
             return False
-        (self.git_dir / "info" / "exclude").write_text(text, encoding="utf-8")
+        (self.git_dir / "info" / "exclude").write_bytes(text.encode("utf-8", "surrogateescape"))
         stored.write_text(signature + "\n", encoding="utf-8")
         self._excludes_signature = signature
         return True
+
+    def _own_state_excluded(self) -> str:
+        """An ignore rule for the checkpoints folder when it lies inside the
+        root (a session in the home folder): it must never record itself."""
+        state = Path(os.path.realpath(self.dir.parent))
+        if self.root not in state.parents:
+            return ""
+        rel = state.relative_to(self.root).as_posix()
+        return "# the checkpoints themselves\n/" + re.sub(r"([*?\[\\!#])", r"\\\1", rel) + "/\n"
 
     # -- reading the work tree ------------------------------------------------------
 
