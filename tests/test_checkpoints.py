@@ -832,3 +832,10 @@ def test_ignore_rules_above_the_root_that_are_not_utf8(tmp_path: Path, state: Pa
     start = checkpoints.take("before-turn")
     write(project / "sub", {"main.o": b"\0", os.fsdecode(b"caf\xe9/x"): "x\n", "ok.c": "ok\n"})
     assert changed(checkpoints.changes(start.checkpoint_id)) == {"ok.c": "added"}
+
+
+def test_a_state_folder_that_cannot_be_made_is_a_clear_error(tmp_path: Path) -> None:
+    write(tmp_path, {"root/a.txt": "a\n", "blocker": "a file where the folder goes\n"})
+    checkpoints = Checkpoints([tmp_path / "root"], "s1", state_dir=tmp_path / "blocker" / "state")
+    with pytest.raises(CheckpointError, match=r"checkpoint of .*root: .*Not a directory"):
+        checkpoints.take("before-turn")

@@ -265,7 +265,8 @@ def canonical_roots(roots: Sequence[Path | str]) -> tuple[Path, ...]:
 
 
 class GitErrors:
-    """Turns a :class:`GitError` into a :class:`CheckpointError` naming the root."""
+    """Turns a :class:`GitError` (or an ``OSError``: a state folder that cannot
+    be written) into a :class:`CheckpointError` naming the root."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -276,7 +277,7 @@ class GitErrors:
         return None
 
     def __exit__(self, kind: object, error: BaseException | None, tb: object) -> None:
-        if isinstance(error, GitError):
+        if isinstance(error, GitError | OSError):  # git failed; or the state folder did
             message = f"checkpoint of {self.root}: {error}"
             if self.checkpoint_id is not None:
                 message += f" (restore {self.checkpoint_id} to undo what was written)"

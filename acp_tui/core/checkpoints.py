@@ -33,7 +33,18 @@ hashes every file), so an asyncio caller runs it in a worker thread::
     await asyncio.to_thread(checkpoints.prune)    # in the background, after a turn
 
 Threads and processes are safe: each root's repository is used under its
-lock (:meth:`~acp_tui.core.shadow_repo.ShadowRepo.lock`).
+lock (:meth:`~acp_tui.core.shadow_repo.ShadowRepo.lock`). Errors are a
+:class:`CheckpointError` with a message that names the root; without git
+(or with a git older than 2.25) :attr:`Checkpoints.reason` says why, and
+every method raises :class:`CheckpointsUnavailable` with that reason.
+
+Retention: :meth:`Checkpoints.prune` keeps the newest :attr:`Checkpoints.keep`
+checkpoints of each root (every session's counted). Schedule it after each
+after-turn checkpoint in a worker thread, off the turn's path, and at most one
+at a time per root; it locks the repository only to drop refs, and packs the
+objects (``git gc``, outside the lock) at most once per :data:`GC_INTERVAL`.
+The first checkpoint of a root hashes every file: take it when the session
+opens, in the background, so the first turn does not wait for it.
 
 Who changed a file during a turn cannot be read from the tree.
 :func:`edited_outside_tools` gives what can be told: files whose modification
