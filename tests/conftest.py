@@ -28,6 +28,7 @@ REPO = TESTS.parent
 _ISOLATED = Path(tempfile.mkdtemp(prefix="acp-tui-tests-"))
 os.environ["ACP_TUI_CONFIG"] = str(_ISOLATED / "no-config.toml")
 os.environ["XDG_DATA_HOME"] = str(_ISOLATED / "data")
+# The state folder: checkpoints' shadow repositories, spilled text.
 os.environ["XDG_STATE_HOME"] = str(_ISOLATED / "state")
 SCRIPTED_AGENT = TESTS / "agents" / "scripted_agent.py"
 SNAPSHOT_ROOT = REPO / "snapshots"
