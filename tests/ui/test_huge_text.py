@@ -9,11 +9,13 @@ the chunk is on its way.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-from acp_tui.core.entries import AssistantEntry
+from acp_tui.core.entries import AssistantEntry, Chunk
 from acp_tui.core.host import Host
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
 from acp_tui.ui.render.long_text import LazyLines, LazyRows, row_starts
 from tests.ui.helpers import PtyApp, idle, ready, send, until
 from tests.ui.test_hostile_text import HOSTILE_AGENT, hostile_spec
@@ -67,6 +69,20 @@ def test_rows_of_a_long_text_wrap_at_spaces_and_fold_long_words() -> None:
     assert rows[-3:] == ["x" * 12, "x" * 12, "x" + " " * 11]
     # Wide characters take two cells; a row never splits one.
     assert list(row_starts("漢字かな漢字", 5)) == [0, 2, 4]
+
+
+def test_a_long_line_among_markdown_is_lazy_and_laid_out_like_the_rest() -> None:
+    long_line = "word " * 10_000  # 50,000 characters, no line break
+    entry = AssistantEntry(chunks=[Chunk("message", f"**intro**\n\n{long_line}\n\noutro", None)])
+    rows = EntryRenderer().render(entry, RenderOptions(width=60, styles=RenderStyles.default()))
+    assert isinstance(rows, LazyRows)
+    text = ["".join(segment.text for segment in strip) for strip in rows]
+    assert all(sum(s.cell_length for s in strip) == 60 for strip in rows)
+    assert text[0].strip() == "intro"  # Markdown as before (bold, without the stars)
+    body = [row for row in text if row.strip().startswith("word")]
+    assert len(body) == math.ceil(50_000 / 55)  # rows of 57 cells: 11 words (55) each
+    assert all(row.startswith("   word") for row in body)  # gutter and indent, as the rest
+    assert text[-2].strip() == "outro" and not text[-1].strip()
 
 
 def test_ctrl_q_ends_the_program_while_a_16_mb_chunk_arrives(tmp_path: Path) -> None:

@@ -293,7 +293,9 @@ class MarkdownRenderer:
     def render(self, text: str, width: int, styles: RenderStyles) -> Rows:
         """``text`` (Markdown) as lines ``width`` wide; no lines for blank text."""
         if len(text) > HUGE_TEXT:
-            return self._block(text.strip("\n"), width, styles, tail=True)
+            # Not cached here: a growing reply would leave a copy per frame in
+            # the tail cache (the log caches the entry's rows anyway).
+            return self._render_block(text.strip("\n"), width, styles)
         blocks = split_blocks(text)
         out: Rows = []
         last = len(blocks) - 1
@@ -329,6 +331,8 @@ class MarkdownRenderer:
             del self._tails[key]  # the block is complete now: promote it
         else:
             lines = self._render_block(block, width, styles, tail=tail)
+            if tail and len(block) > LONG_TEXT:
+                return lines  # a long growing piece: one copy per frame would pile up
         cache, size = (self._tails, TAIL_CACHE_SIZE) if tail else (self._blocks, BLOCK_CACHE_SIZE)
         cache[key] = lines
         if len(cache) > size:
