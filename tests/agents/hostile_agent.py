@@ -9,7 +9,7 @@ hostile from the start. Each prompt's first line is a command:
 
     strings              title, plan, commands (+ one with a control char in
                          its name), tool call (title, locations, text, diff,
-                         raw input), config and usage updates, a line on
+                         raw input), config and usage (cost) updates, a line on
                          stderr, then a permission request with hostile
                          options; replies with the outcome
     fail                 answer the prompt with an error (hostile message)
@@ -43,6 +43,7 @@ from acp.schema import (
     AvailableCommandInput,
     AvailableCommandsUpdate,
     ConfigOptionUpdate,
+    Cost,
     Implementation,
     InitializeResponse,
     NewSessionResponse,
@@ -61,6 +62,7 @@ from acp.schema import (
     ToolCallStart,
     ToolCallUpdate,
     UnstructuredCommandInput,
+    UsageUpdate,
 )
 
 
@@ -200,6 +202,15 @@ class HostileAgent:
             sid,
             ConfigOptionUpdate(
                 session_update="config_option_update", config_options=self.config_options()
+            ),
+        )
+        await self.update(
+            sid,
+            UsageUpdate(
+                session_update="usage_update",
+                used=1200,
+                size=200_000,
+                cost=Cost(amount=0.5, currency=hostile("usd")),
             ),
         )
         await self.update(

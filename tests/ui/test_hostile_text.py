@@ -75,7 +75,7 @@ async def test_every_agent_controlled_string_is_shown_clean(tmp_path: Path) -> N
         # The log (tool title, locations, content, diff, the reply), the plan,
         # the session title in the status line.
         check_screen(app, "tool", "loc", "tool-text", "diff-path", "diff-line", "reply", "plan-1")
-        check_screen(app, "plan-2", "title")
+        check_screen(app, "plan-2", "title", "usd")  # the usage's cost currency too
 
         # Slash commands: descriptions and hints; a name with a control
         # character (it could neither be typed nor shown) is not offered.
