@@ -137,6 +137,11 @@ class AgentConnection:
                 "invalid_params",
                 f"cannot start agent {self.agent_name!r}: command {reason}",
             ) from None
+        except OSError as exc:
+            self.closed = True
+            raise HostError(
+                "agent_error", f"cannot start agent {self.agent_name!r}: {exc.strerror or exc}"
+            ) from None
         self._peer = JsonRpcPeer(
             self.process.stdout,
             self.process.stdin,
