@@ -30,6 +30,7 @@ from acp_tui.core.history_store import HistoryStore
 from acp_tui.core.host import Host
 from acp_tui.core.mentions import PromptCapabilities, build_prompt
 from acp_tui.core.session import Session
+from acp_tui.core.timeouts import Timeouts
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.export_command import EXPORT_COMMAND, export_conversation, parse_local_command
 from acp_tui.ui.log_source import LogSource
@@ -529,8 +530,9 @@ def run_tui(
     resume: str | None = None,
     history: HistoryStore | None = None,
     notices: list[str] | None = None,
+    timeouts: Timeouts | None = None,
 ) -> int:
-    host = Host(extra_roots=extra_roots, history=history)
+    host = Host(extra_roots=extra_roots, history=history, timeouts=timeouts)
     app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume, notices=notices)
     try:
         code = app.run()
