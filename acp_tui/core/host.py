@@ -337,10 +337,18 @@ class Host:
         self.hub.close()
 
     def kill_all_now(self) -> None:
-        """Synchronous last resort at interpreter exit."""
+        """Synchronous last resort at interpreter exit (safe from any thread)."""
         for connection in list(self.connections.values()):
             with contextlib.suppress(Exception):
                 connection.kill_now()
+
+    def agents_gone(self) -> bool:
+        """Whether no agent's process group is left (safe from any thread)."""
+        for connection in list(self.connections.values()):
+            process = connection.process
+            if process is not None and process.group_alive():
+                return False
+        return True
 
     @staticmethod
     def version() -> str:
