@@ -116,15 +116,16 @@ class ExitGuard:
         while not self._finished.is_set():
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready = poller.poll(None if timeout is None else int(timeout * 1000) + 1)
-            for fd, _ in ready:
+            for fd, events in ready:
                 if fd == self._read:
                     data = os.read(self._read, 64)
                     for byte in data:
                         if byte == 0 and self._finished.is_set():
                             return
                         deadline = self._begin(byte, deadline)
-                else:
-                    poller.unregister(fd)
+                    continue
+                poller.unregister(fd)
+                if not events & select.POLLNVAL:  # not a closed fd: a hang-up
                     deadline = self._begin(_LOST, deadline)
             if (
                 deadline is not None

@@ -39,7 +39,7 @@ def _flood_until_backed_up(tui: PtyTui) -> None:
     assert wait_until(lambda: _writer_blocked(tui.pid), 30), "the TUI's output never backed up"
 
 
-@pytest.mark.parametrize("how", ["pty closed", "SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("how", ["pty closed", "SIGTERM", "SIGHUP", "SIGINT"])
 def test_the_tui_ends_when_its_terminal_goes_away_mid_output(tmp_path: Path, how: str) -> None:
     tui = PtyTui(tui_command("--cwd", str(tmp_path)), cwd=tmp_path)
     try:
@@ -49,7 +49,7 @@ def test_the_tui_ends_when_its_terminal_goes_away_mid_output(tmp_path: Path, how
         else:
             tui.signal(getattr(signal, how))  # the terminal stays, but nobody reads it
         assert wait_until(lambda: not tui.proc.isalive(), 20), "acp-tui did not end"
-        expected = {"pty closed": 129, "SIGTERM": 143, "SIGHUP": 129}[how]
+        expected = {"pty closed": 129, "SIGTERM": 143, "SIGHUP": 129, "SIGINT": 130}[how]
         assert tui.proc.exitstatus == expected
         assert wait_until(lambda: not tui.leftovers(), 10), describe(tui.leftovers())
     finally:
