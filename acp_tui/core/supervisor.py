@@ -145,7 +145,9 @@ class Supervisor:
                 signal.set_wakeup_fd(-1)
                 for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
                     signal.signal(sig, signal.SIG_DFL)
-                signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # Python ignores it
+                for ignored in ("SIGPIPE", "SIGXFSZ"):  # Python ignores them
+                    if hasattr(signal, ignored):
+                        signal.signal(getattr(signal, ignored), signal.SIG_DFL)
                 os.execvp(self.command[0], self.command)
             except OSError as exc:
                 with contextlib.suppress(OSError):
