@@ -453,6 +453,9 @@ class AcpApp(App[int]):
         self._quitting = True
         if self.exit_guard is not None:
             self.exit_guard.trigger()  # bounds the quit
+        # Nothing more to draw: the loop is free for the shutdown (a flood
+        # would keep it rendering) and the agents are no longer held back.
+        self.host.detach(self._channel)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.host.shutdown(), 5)
         self.exit(0)
