@@ -24,6 +24,7 @@ from acp_tui.agents import presets
 from acp_tui.agents.config import Config, config_path, display_path, load_config, resolve
 from acp_tui.core.connection import AgentSpec
 from acp_tui.core.history_store import HistoryStore, default_root
+from acp_tui.core.timeouts import Timeouts
 
 EXIT_USAGE = 2
 #: --resume without an id / --continue (see acp_tui/ui/resume.py).
@@ -194,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(missing.explain())
 
     if args.headless:
-        return run_headless(spec, cwd.resolve(), roots, _history(config))
+        return run_headless(spec, cwd.resolve(), roots, _history(config), config.timeouts)
     assert spec is not None
     from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
 
@@ -206,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         resume=args.resume,
         history=_history(config),
         notices=config.problems,
+        timeouts=config.timeouts,
     )
 
 
@@ -227,7 +229,11 @@ def _history(config: Config) -> HistoryStore | None:
 
 
 def run_headless(
-    spec: AgentSpec | None, cwd: Path, roots: list[Path], history: HistoryStore | None = None
+    spec: AgentSpec | None,
+    cwd: Path,
+    roots: list[Path],
+    history: HistoryStore | None = None,
+    timeouts: Timeouts | None = None,
 ) -> int:
     logging.basicConfig(
         level=os.environ.get("ACP_TUI_LOG_LEVEL", "WARNING").upper(),
@@ -235,17 +241,22 @@ def run_headless(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     os.chdir(cwd)
-    return asyncio.run(_serve(spec, roots, history))
+    return asyncio.run(_serve(spec, roots, history, timeouts))
 
 
-async def _serve(spec: AgentSpec | None, roots: list[Path], history: HistoryStore | None) -> int:
+async def _serve(
+    spec: AgentSpec | None,
+    roots: list[Path],
+    history: HistoryStore | None,
+    timeouts: Timeouts | None = None,
+) -> int:
     from acp_tui.core.framing import READ_AHEAD
     from acp_tui.core.host import Host
     from acp_tui.server.methods import Methods
     from acp_tui.server.server import HeadlessServer
     from acp_tui.server.stdio import open_reader, open_sink
 
-    host = Host(extra_roots=roots, history=history)
+    host = Host(extra_roots=roots, history=history, timeouts=timeouts)
     reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)
     server = HeadlessServer(host, Methods(host, spec), reader, sink)

@@ -7,6 +7,11 @@
     theme = "acp-light"
     allow_roots = ["~/src", "../shared"]   # relative to this file's folder
 
+    [timeouts]                      # seconds (core/timeouts.py)
+    initialize = 60                 # the agent's answer to initialize
+    session_new = 60                # ... to session/new
+    stuck_input = 10                # an agent not reading its input is reported
+
     [agents.mine]
     command = "node"                # no slash: looked up on PATH
     args = ["/opt/mine/agent.js", "--acp"]
@@ -35,12 +40,14 @@ from typing import Any
 from acp_tui.agents import presets
 from acp_tui.core.connection import AgentSpec
 from acp_tui.core.history_store import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_SESSIONS
+from acp_tui.core.timeouts import Timeouts
 
 CONFIG_ENV = "ACP_TUI_CONFIG"
 DEFAULT_AGENT = "demo"
-TOP_LEVEL_KEYS = ("agents", "default_agent", "theme", "allow_roots", "history")
+TOP_LEVEL_KEYS = ("agents", "default_agent", "theme", "allow_roots", "history", "timeouts")
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
+TIMEOUT_KEYS = ("initialize", "session_new", "stuck_input")
 
 
 @dataclass(frozen=True)
@@ -127,6 +134,7 @@ class Config:
     theme: str | None = None
     allow_roots: tuple[Path, ...] = ()
     history: HistorySettings = field(default_factory=HistorySettings)
+    timeouts: Timeouts = field(default_factory=Timeouts)
     #: Warnings for the user, one line each; the items they name were ignored.
     problems: list[str] = field(default_factory=list)
 
@@ -252,6 +260,7 @@ class _Loader:
             theme=self._theme(data.get("theme")),
             allow_roots=tuple(self._roots(data.get("allow_roots"))),
             history=self._history(data.get("history")),
+            timeouts=self._timeouts(data.get("timeouts")),
             problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
         )
 
@@ -401,6 +410,29 @@ class _Loader:
             )
             age = defaults.max_age_days
         return HistorySettings(enabled, count, None if age is None else float(age))
+
+    def _timeouts(self, value: Any) -> Timeouts:
+        defaults = Timeouts()
+        if value is None:
+            return defaults
+        if not isinstance(value, dict):
+            self.warn(("timeouts",), f"timeouts must be a table (got {_kind(value)}); ignoring it")
+            return defaults
+        seconds: dict[str, float] = {}
+        for key, given in value.items():
+            if key not in TIMEOUT_KEYS:
+                self.warn(
+                    ("timeouts", key),
+                    f"unknown key 'timeouts.{key}'{_hint(key, TIMEOUT_KEYS)}; ignoring it",
+                )
+            elif isinstance(given, bool) or not isinstance(given, int | float) or given <= 0:
+                self.warn(
+                    ("timeouts", key),
+                    f"timeouts.{key} must be a number of seconds above 0; ignoring it",
+                )
+            else:
+                seconds[key] = float(given)
+        return Timeouts(**seconds)
 
     def _theme(self, value: Any) -> str | None:
         if value is None:
