@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -165,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         for problem in registry.problems:
             print(problem, file=sys.stderr)
         words = args.list_agents.split()
-        listing = list_agents(config, registry, words)
+        columns = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        listing = list_agents(config, registry, words, columns)
         if not listing:
             print(f"acp-tui: no agent matches {' '.join(words)!r}", file=sys.stderr)
             return 1

@@ -164,3 +164,20 @@ def test_list_agents_imports_neither_textual_nor_the_sdk_schema() -> None:
     assert "acp_tui.agents.registry" in modules  # the measurement saw the listing's imports
     heavy = {m for m in modules if m.split(".")[0] in ("textual", "rich", "pydantic", "acp")}
     assert heavy == set()
+
+
+def test_on_a_terminal_the_listing_wraps_under_its_columns() -> None:
+    """On a tty the rows wrap under the detail column to the terminal's width
+    (piped, each row stays one line for grep)."""
+    from acp_tui.agents.config import Config
+    from acp_tui.agents.listing import list_agents
+
+    registry = load_registry({})
+    wrapped = list_agents(Config(), registry, ["vtcode"], columns=80)
+    lines = wrapped.splitlines()
+    assert all(len(line) <= 80 or "://" in line for line in lines), wrapped
+    row = next(i for i, line in enumerate(lines) if line.startswith("  vtcode"))
+    column = lines[row].index("VT Code")
+    assert lines[row + 1].startswith(" " * column) and lines[row + 1][column] != " "
+    flat = list_agents(Config(), registry, ["vtcode"])
+    assert len([line for line in flat.splitlines() if line.startswith("   ")]) == 1

@@ -351,3 +351,29 @@ def test_installed_registry_agents_run_from_path_and_downloads_are_explained(
     assert "needs `npx` on PATH" in result.stderr
     assert f"with Node.js (npm): FAKE_MODE=on {COMMAND}" in result.stderr
     assert "(looked for `fake-acp-pkg` on PATH)" in result.stderr
+
+
+def test_a_missing_preset_gets_its_registry_twins_hints(setup: Setup) -> None:
+    """Presets stay as they are (a missing one is an error), but the registry
+    fills in how else to get them."""
+    env = {**setup.env(), "ACP_TUI_REGISTRY": ""}  # the shipped snapshot
+    for preset, hint in [
+        ("claude", "or without installing it: acp-tui claude-acp  (runs npx --yes"
+                   " @agentclientprotocol/claude-agent-acp@"),
+        ("gemini", "or without installing it: acp-tui -- npx --yes @google/gemini-cli@"),
+        ("goose", "or download the registry's build: https://github.com/block/goose/"),
+    ]:  # fmt: skip
+        result = subprocess.run(
+            [sys.executable, "-m", "acp_tui", preset],
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 2
+        assert f"the {preset!r} agent is not installed" in result.stderr
+        if preset != "goose" or (sys.platform == "linux" and os.uname().machine == "x86_64"):
+            assert hint in result.stderr, result.stderr
+        assert QUESTION not in result.stderr
+        assert not result.stderr.endswith("\n\n")

@@ -14,6 +14,7 @@ It imports neither the SDK nor Textual, and only looks things up on PATH.
 from __future__ import annotations
 
 import shutil
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -123,13 +124,29 @@ def _registry_row(agent: RegistryAgent, config: Config) -> _Row:
     return _Row(agent.id, "missing", title, more)
 
 
-def _format(rows: list[_Row]) -> list[str]:
+def _format(rows: list[_Row], columns: int | None) -> list[str]:
+    """The rows; wrapped under their detail column to ``columns`` (a terminal's
+    width) when given, else one line each (for grep and scripts)."""
     width = max(len(row.name) for row in rows)
     indent = " " * (2 + width + 2 + _STATUS + 2)
+
+    def wrap(first: str, text: str) -> list[str]:
+        if columns is None or len(first) + len(text) <= columns:
+            return [first + text]
+        return textwrap.wrap(
+            text,
+            width=max(columns, len(indent) + 20),
+            initial_indent=first,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+
     lines = []
     for row in rows:
-        lines.append(f"  {row.name:<{width}}  {row.status:<{_STATUS}}  {row.detail}")
-        lines += [f"{indent}{line}" for line in row.more]
+        lines += wrap(f"  {row.name:<{width}}  {row.status:<{_STATUS}}  ", row.detail)
+        for line in row.more:
+            lines += wrap(indent, line)
     return lines
 
 
@@ -137,8 +154,10 @@ def list_agents(
     config: Config | None = None,
     registry: Registry | None = None,
     query: Sequence[str] = (),
+    columns: int | None = None,
 ) -> str:
-    """The whole listing; empty when nothing matches ``query`` (a list of words)."""
+    """The whole listing; empty when nothing matches ``query`` (a list of words).
+    ``columns``: wrap to that width (the terminal's), else one line per line."""
     config = config or Config()
     registry = registry or Registry()
     words = [word for word in query if word]
@@ -147,7 +166,8 @@ def list_agents(
     matching = f", matching {' '.join(words)!r}" if words else ""
     sections = []
     if local:
-        sections.append([f"Presets and config agents{matching} (acp-tui NAME):", *_format(local)])
+        heading = f"Presets and config agents{matching} (acp-tui NAME):"
+        sections.append([heading, *_format(local, columns)])
     if remote:
         when = f"snapshot of {registry.date}, " if registry.date else ""
         total = len(registry.agents)
@@ -155,7 +175,10 @@ def list_agents(
         sections.append(
             [
                 f"ACP agent registry ({when}{count}{matching}; acp-tui ID runs one):",
-                *_format(remote),
+                *_format(remote, columns),
             ]
         )
+    if columns is not None:
+        for section in sections:
+            section[:1] = textwrap.wrap(section[0], width=max(columns, 40), break_long_words=False)
     return "\n\n".join("\n".join(section) for section in sections)

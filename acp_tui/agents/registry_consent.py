@@ -50,7 +50,7 @@ class RegistryUnavailable(Exception):
         self.message = message
 
     def explain(self) -> str:
-        return self.message
+        return self.message.rstrip("\n")
 
 
 def twin_preset(agent_id: str) -> presets.Preset | None:

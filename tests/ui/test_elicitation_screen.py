@@ -480,3 +480,21 @@ async def test_url_mode_never_opens_what_is_not_a_web_address(browser: Path) -> 
         assert "opens only http and https" in str(screen.query_one("#status", Static).render())
         assert "o open" not in str(screen.query_one("#hint", Static).render())
     assert os.environ.get("BROWSER", "").endswith("%s")
+
+
+async def test_url_mode_says_when_there_is_no_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BROWSER", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")  # no browser program to find
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+    consents: list[int] = []
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_url_screen(pilot, consents=consents)
+        await pilot.press("o")
+        await pilot.pause()
+        status = str(screen.query_one("#status", Static).render())
+        assert status == "No web browser found on this machine: press c to copy the URL."
+        assert app.screen is screen

@@ -94,9 +94,15 @@ class ElicitationFormScreen(ModalScreen[ElicitationAnswer | None]):
     }
     """
 
+    #: Tab is a priority binding: keys typed right after it (a burst from a
+    #: fast typist or a script) go to the next field, not the one left. Ctrl+S
+    #: and Ctrl+N are not: they reach the screen after the keys typed before
+    #: them, so the text just typed is in the answer.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "accept", "Accept", show=False, priority=True),
-        Binding("ctrl+n", "decline", "Decline", show=False, priority=True),
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
+        Binding("ctrl+s", "accept", "Accept", show=False),
+        Binding("ctrl+n", "decline", "Decline", show=False),
         Binding("escape", "cancel", "Cancel", show=False),
     ]
     #: No automatic focus ("" — None would inherit the app's): the first field

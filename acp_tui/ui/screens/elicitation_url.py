@@ -18,7 +18,9 @@ then waits for ``elicitation/complete``.
 
 The screen shows the URL's host on its own line (ACP: the client shows the
 target host and asks before navigating), and the whole URL. Keys: ``o`` (or
-Enter) opens it in the browser — only ``http``/``https`` URLs; ``c`` copies it
+Enter) opens it in the browser (``webbrowser``: $BROWSER, else what it finds;
+a terminal browser gets the terminal while the app is suspended) — only
+``http``/``https`` URLs, and it says so when there is no browser; ``c`` copies it
 (ui/clipboard.py: the system clipboard, else the terminal's); ``d`` declines;
 Esc cancels. Nothing on it takes focus, so the draft underneath keeps its
 text.
@@ -27,10 +29,11 @@ text.
 from __future__ import annotations
 
 import urllib.parse
+import webbrowser
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -171,11 +174,31 @@ class UrlElicitationScreen(ModalScreen[dict[str, Any] | None]):
             self._status("acp-tui opens only http and https addresses; press c to copy it.")
             return
         self._consent()
-        self.app.open_url(self.url)
+        if not self._open_in_browser():
+            self._status("No web browser found on this machine: press c to copy the URL.")
+            return
         where = "the browser on the machine acp-tui runs on" if over_ssh() else "your browser"
         self._status(
             f"Opened in {where} (c copies it if nothing showed up). Waiting for the agent…"
         )
+
+    def _open_in_browser(self) -> bool:
+        """``webbrowser`` ($BROWSER, else what it finds); False when there is none.
+
+        A browser that runs in the foreground (a terminal one like lynx, or a
+        $BROWSER command) gets the terminal: the app is suspended meanwhile.
+        """
+        try:
+            browser = webbrowser.get()
+        except webbrowser.Error:
+            return False
+        if type(browser) is webbrowser.GenericBrowser:
+            try:
+                with self.app.suspend():
+                    return browser.open(self.url)
+            except SuspendNotSupported:  # no terminal to hand over (tests, the web driver)
+                pass
+        return browser.open(self.url)
 
     def action_copy(self) -> None:
         self._consent()
