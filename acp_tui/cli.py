@@ -22,13 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tui import ACP_HOST_VERSION, __version__
-from acp_tui.agents import presets, registry_consent
+from acp_tui.agents import presets
 from acp_tui.agents.config import Config, config_path, display_path, load_config, resolve
-from acp_tui.agents.listing import list_agents
-from acp_tui.agents.registry import Registry, load_registry
 from acp_tui.core.history_store import HistoryStore, default_root
 
 if TYPE_CHECKING:
+    from acp_tui.agents.registry import Registry
     from acp_tui.core.connection import AgentSpec
 
 EXIT_USAGE = 2
@@ -126,6 +125,8 @@ def _unknown_agent(name: str, config: Config, registry: Registry) -> str:
 
 def _resolve_named(name: str, config: Config, registry: Registry, *, can_ask: bool) -> AgentSpec:
     """``acp-tui NAME``: a config agent, a preset, or a registry agent (in that order)."""
+    from acp_tui.agents import registry_consent
+
     if name in config.names():
         preset = presets.PRESETS.get(name)
         try:
@@ -161,8 +162,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"acp-tui {__version__} ({ACP_HOST_VERSION})")
         return 0
     config = _load_config()
+    # Imported past --version: the registry is for naming and listing agents.
+    from acp_tui.agents.registry import load_registry
+    from acp_tui.agents.registry_consent import RegistryUnavailable
+
     registry = load_registry()
     if args.list_agents is not None:
+        from acp_tui.agents.listing import list_agents
+
         for problem in registry.problems:
             print(problem, file=sys.stderr)
         words = args.list_agents.split()
@@ -208,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
             # Headless without an agent: connection.open must name one (the
             # config's default_agent is for people, not for embedding programs).
             spec = None if args.headless else resolve(config.default_agent, config)
-    except (presets.AgentNotFound, registry_consent.RegistryUnavailable) as missing:
+    except (presets.AgentNotFound, RegistryUnavailable) as missing:
         return _fail(missing.explain())
     except KeyboardInterrupt:
         print(file=sys.stderr)
