@@ -18,6 +18,13 @@
     env = { MINE_LOG = "debug" }
     title = "My agent"
 
+    [registry.cline]                # an ACP registry agent acp-tui may run
+    run = "npx"                     # through npx (or "uvx"); false: never
+    package = "cline"               # the package that was allowed
+
+acp-tui appends ``[registry.ID]`` tables itself when the user answers its
+question (agents/registry_consent.py); it never rewrites the file.
+
 :func:`load_config` never raises and never prints: a missing file is the
 defaults; anything wrong becomes one line of :attr:`Config.problems` naming
 the file, the line and the key, and only that item is ignored (a TOML syntax
@@ -35,19 +42,31 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp_tui.agents import presets
-from acp_tui.core.connection import AgentSpec
 from acp_tui.core.history_store import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_SESSIONS
 from acp_tui.core.timeouts import Timeouts
 
+if TYPE_CHECKING:
+    from acp_tui.core.connection import AgentSpec
+
 CONFIG_ENV = "ACP_TUI_CONFIG"
 DEFAULT_AGENT = "demo"
-TOP_LEVEL_KEYS = ("agents", "default_agent", "theme", "allow_roots", "history", "timeouts")
+TOP_LEVEL_KEYS = (
+    "agents",
+    "default_agent",
+    "theme",
+    "allow_roots",
+    "history",
+    "timeouts",
+    "registry",
+)
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
 TIMEOUT_KEYS = ("initialize", "session_new", "stuck_input")
+REGISTRY_KEYS = ("run", "package")
+RUNNERS = ("npx", "uvx")
 
 
 @dataclass(frozen=True)
@@ -110,6 +129,8 @@ class CustomAgent:
         return shutil.which(self.command), f"`{self.command}`", "on PATH"
 
     def find(self) -> AgentSpec | None:
+        from acp_tui.core.connection import AgentSpec
+
         path, _, _ = self.executable()
         if path is None:
             return None
@@ -127,6 +148,21 @@ class CustomAgent:
 
 
 @dataclass(frozen=True)
+class RegistryAnswer:
+    """A ``[registry.ID]`` table: what the user said about running a registry agent."""
+
+    agent_id: str
+    #: "npx" or "uvx": allowed through that runner; None: never run it.
+    run: str | None
+    #: The package name (no version) it was allowed for; another package asks again.
+    package: str = ""
+    line: int | None = None
+
+    def allows(self, runner: str, package: str) -> bool:
+        return self.run == runner and self.package == package
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path | None = None
     agents: dict[str, CustomAgent] = field(default_factory=dict)
@@ -135,6 +171,8 @@ class Config:
     allow_roots: tuple[Path, ...] = ()
     history: HistorySettings = field(default_factory=HistorySettings)
     timeouts: Timeouts = field(default_factory=Timeouts)
+    #: ``[registry.ID]``: the user's answers about registry agents (agents/registry_consent.py).
+    registry: dict[str, RegistryAnswer] = field(default_factory=dict)
     #: Warnings for the user, one line each; the items they name were ignored.
     problems: list[str] = field(default_factory=list)
 
@@ -261,6 +299,7 @@ class _Loader:
             allow_roots=tuple(self._roots(data.get("allow_roots"))),
             history=self._history(data.get("history")),
             timeouts=self._timeouts(data.get("timeouts")),
+            registry=self._registry(data.get("registry")),
             problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
         )
 
@@ -433,6 +472,49 @@ class _Loader:
             else:
                 seconds[key] = float(given)
         return Timeouts(**seconds)
+
+    def _registry(self, value: Any) -> dict[str, RegistryAnswer]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.warn(
+                ("registry",),
+                f"registry must be a table of [registry.ID] tables (got {_kind(value)});"
+                " ignoring it",
+            )
+            return {}
+        answers = {}
+        for agent_id, table in value.items():
+            key = ("registry", agent_id)
+            where = _dotted(key)
+            if not isinstance(table, dict):
+                self.warn(key, f"{where} must be a table (got {_kind(table)}); ignoring it")
+                continue
+            for extra in table:
+                if extra not in REGISTRY_KEYS:
+                    self.warn(
+                        (*key, extra),
+                        f"unknown key '{_dotted((*key, extra))}'{_hint(extra, REGISTRY_KEYS)};"
+                        " ignoring it",
+                    )
+            run = table.get("run")
+            package = table.get("package", "")
+            if run is not False and run not in RUNNERS:
+                self.warn(
+                    (*key, "run"),
+                    f'{where}.run must be "npx", "uvx" or false (got {run!r}); ignoring {where}',
+                )
+                continue
+            if not isinstance(package, str):
+                self.warn(
+                    (*key, "package"),
+                    f"{where}.package must be a string (got {_kind(package)}); ignoring {where}",
+                )
+                continue
+            answers[agent_id] = RegistryAnswer(
+                agent_id, run if isinstance(run, str) else None, package, find_line(self.text, key)
+            )
+        return answers
 
     def _theme(self, value: Any) -> str | None:
         if value is None:
