@@ -3,7 +3,10 @@
 acp-tui                         the default agent (the config's default_agent, else demo)
 acp-tui claude                  a preset (claude, codex, gemini, qwen, opencode, goose, demo)
                                 or an [agents.NAME] of the config file (agents/config.py)
+acp-tui cline                   an ACP registry agent (agents/registry.py): from PATH, or
+                                through npx/uvx once the user said yes (registry_consent.py)
 acp-tui -- COMMAND ARGS...      any ACP agent
+acp-tui --list-agents [QUERY]   every agent, installed or not, and how to get it
 acp-tui --headless --stdio [AGENT | -- COMMAND ARGS...]
                                 the host core as NDJSON (acp-host-jsonl-v1)
 """
@@ -11,21 +14,24 @@ acp-tui --headless --stdio [AGENT | -- COMMAND ARGS...]
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import logging
+import difflib
 import os
-import signal
+import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from acp_tui import ACP_HOST_VERSION, __version__
 from acp_tui.agents import presets
 from acp_tui.agents.config import Config, config_path, display_path, load_config, resolve
 from acp_tui.core.budget import DEFAULT_BUDGET, default_spill_root
 from acp_tui.core.budget import prune as prune_spill
-from acp_tui.core.connection import AgentSpec
 from acp_tui.core.history_store import HistoryStore, default_root
+from acp_tui.core.timeouts import Timeouts
+
+if TYPE_CHECKING:
+    from acp_tui.agents.registry import Registry
+    from acp_tui.core.connection import AgentSpec
 
 EXIT_USAGE = 2
 #: --resume without an id / --continue (see acp_tui/ui/resume.py).
@@ -44,15 +50,23 @@ def _parser() -> argparse.ArgumentParser:
         nargs="?",
         metavar="AGENT",
         help=(
-            f"an agent preset ({', '.join(presets.PRESETS)}) or an [agents.NAME] of the"
-            " config file (default: the config's default_agent, else demo)"
+            f"an agent preset ({', '.join(presets.PRESETS)}), an [agents.NAME] of the"
+            " config file, or an ACP registry agent's id (default: the config's"
+            " default_agent, else demo)"
         ),
     )
     parser.add_argument("--headless", action="store_true", help="run the host without the TUI")
     parser.add_argument(
         "--stdio", action="store_true", help="with --headless: speak acp-host-jsonl-v1 on stdio"
     )
-    parser.add_argument("--list-agents", action="store_true", help="list the agents and exit")
+    parser.add_argument(
+        "--list-agents",
+        nargs="?",
+        const="",
+        metavar="QUERY",
+        help="list every agent (presets, config, the ACP registry) and how to get it;"
+        " QUERY keeps those whose id, name or description hold its words",
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--cwd", metavar="DIR", help="the session's working directory")
     parser.add_argument(
@@ -89,41 +103,6 @@ def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
     return argv, None
 
 
-def list_agents(config: Config | None = None) -> str:
-    """One line per agent: name, status, what runs (or what is missing), notes."""
-    config = config or Config()
-    rows = []
-    for name in config.names():
-        custom = config.agents.get(name)
-        notes = []
-        if custom is not None:
-            path, looked_for, where = custom.executable()
-            if path is not None:
-                status, detail = "found", " ".join([path, *custom.args])
-            else:
-                status, detail = "missing", f"looked for {looked_for} {where}"
-            notes.append("from config")
-            if name in presets.PRESETS:
-                notes.append("overrides the preset")
-            if custom.title:
-                notes.append(repr(custom.title))
-        else:
-            preset = presets.PRESETS[name]
-            spec = presets.find(preset)
-            if preset.builtin:
-                status, detail = "built in", "python -m acp_tui.agents.demo"
-            elif spec is not None:
-                status, detail = "found", " ".join([spec.command, *spec.args])
-            else:
-                status, detail = "missing", f"looked for {preset.looked_for()}; {preset.install}"
-        if name == config.default_agent:
-            notes.insert(0, "default")
-        rows.append((name, status, detail + (f"  ({', '.join(notes)})" if notes else "")))
-    width = max(len(name) for name, _, _ in rows)
-    lines = [f"{name:<{width}}  {status:<8}  {detail}" for name, status, detail in rows]
-    return "\n".join(lines)
-
-
 def _load_config() -> Config:
     """The user's config file; its problems are printed to stderr, never fatal."""
     config = load_config(config_path(os.environ))
@@ -132,15 +111,45 @@ def _load_config() -> Config:
     return config
 
 
-def _unknown_agent(name: str, config: Config) -> str:
+def _unknown_agent(name: str, config: Config, registry: Registry) -> str:
     custom = [n for n in config.agents if n not in presets.PRESETS]
     where = config.path if config.path is not None else config_path(os.environ)
+    close = difflib.get_close_matches(name, [*config.names(), *registry.ids()], n=3)
     return (
-        f"acp-tui: unknown agent {name!r}; presets: {', '.join(presets.PRESETS)}"
+        f"acp-tui: unknown agent {name!r}"
+        + (f" (did you mean {', '.join(close)}?)" if close else "")
+        + f"; presets: {', '.join(presets.PRESETS)}"
         + (f"; from the config file: {', '.join(custom)}" if custom else "")
-        + f"\n  (or: acp-tui -- COMMAND ARGS..., or add [agents.{name}] to"
+        + f"\n  `acp-tui --list-agents {name}` searches the {len(registry.agents)} agents of"
+        " the ACP registry too" + f"\n  (or: acp-tui -- COMMAND ARGS..., or add [agents.{name}] to"
         f" {display_path(where)})"
     )
+
+
+def _resolve_named(name: str, config: Config, registry: Registry, *, can_ask: bool) -> AgentSpec:
+    """``acp-tui NAME``: a config agent, a preset, or a registry agent (in that order)."""
+    from acp_tui.agents import registry_consent
+
+    if name in config.names():
+        preset = presets.PRESETS.get(name)
+        try:
+            return resolve(name, config)
+        except presets.AgentNotFound as missing:
+            if preset is not None and name not in config.agents and preset.registry_id:
+                twin = registry.get(preset.registry_id)
+                missing.extra = registry_consent.twin_hints(preset, twin)
+            raise
+    agent = registry.get(name)
+    assert agent is not None
+    config_file = config.path if config.path is not None else config_path(os.environ)
+    return registry_consent.launch(
+        agent, config, config_file, ask=_ask_on_terminal if can_ask else None, out=sys.stderr
+    )
+
+
+def _ask_on_terminal(question: str) -> str:
+    print(question, end="", file=sys.stderr, flush=True)
+    return input()
 
 
 def _fail(message: str) -> int:
@@ -156,8 +165,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"acp-tui {__version__} ({ACP_HOST_VERSION})")
         return 0
     config = _load_config()
-    if args.list_agents:
-        print(list_agents(config))
+    # Imported past --version: the registry is for naming and listing agents.
+    from acp_tui.agents.registry import load_registry
+    from acp_tui.agents.registry_consent import RegistryUnavailable
+
+    registry = load_registry()
+    if args.list_agents is not None:
+        from acp_tui.agents.listing import list_agents
+
+        for problem in registry.problems:
+            print(problem, file=sys.stderr)
+        words = args.list_agents.split()
+        columns = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        listing = list_agents(config, registry, words, columns)
+        if not listing:
+            print(f"acp-tui: no agent matches {' '.join(words)!r}", file=sys.stderr)
+            return 1
+        print(listing)
         return 0
     if command is not None and args.agent is not None:
         parser.error("give either an AGENT or -- COMMAND, not both")
@@ -167,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         args.headless = True
     if args.headless and not args.stdio:
         parser.error("--headless needs a transport: --stdio")
-    if args.resume is not None and args.agent is None and args.resume in config.names():
+    known = {*config.names(), *registry.ids()}
+    if args.resume is not None and args.agent is None and args.resume in known:
         # `acp-tui --resume claude`: the agent, not a session id.
         args.agent, args.resume = args.resume, RESUME_PICK
     if args.resume is not None and args.headless:
@@ -185,20 +210,25 @@ def main(argv: list[str] | None = None) -> int:
         if command is not None:
             spec = presets.resolve_command(command[0], command[1:])
         elif args.agent is not None:
-            if args.agent not in config.names():
-                return _fail(_unknown_agent(args.agent, config))
-            spec = resolve(args.agent, config)
+            if args.agent not in known:
+                return _fail(_unknown_agent(args.agent, config, registry))
+            can_ask = not args.headless and sys.stdin.isatty() and sys.stderr.isatty()
+            spec = _resolve_named(args.agent, config, registry, can_ask=can_ask)
         else:
             # Headless without an agent: connection.open must name one (the
             # config's default_agent is for people, not for embedding programs).
             spec = None if args.headless else resolve(config.default_agent, config)
-    except presets.AgentNotFound as missing:
+    except (presets.AgentNotFound, RegistryUnavailable) as missing:
         return _fail(missing.explain())
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
 
-    with contextlib.suppress(OSError):
-        prune_spill(default_spill_root(os.environ))
+    prune_spill(default_spill_root(os.environ))  # (never raises)
     if args.headless:
-        return run_headless(spec, cwd.resolve(), roots, _history(config), config.text_budget)
+        return run_headless(
+            spec, cwd.resolve(), roots, _history(config), config.timeouts, config.text_budget
+        )
     assert spec is not None
     from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
 
@@ -210,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         resume=args.resume,
         history=_history(config),
         notices=config.problems,
+        timeouts=config.timeouts,
         text_budget=config.text_budget,
     )
 
@@ -236,27 +267,40 @@ def run_headless(
     cwd: Path,
     roots: list[Path],
     history: HistoryStore | None = None,
+    timeouts: Timeouts | None = None,
     text_budget: int = DEFAULT_BUDGET,
 ) -> int:
+    # Imported here: --version and --list-agents start without them.
+    import asyncio
+    import logging
+
     logging.basicConfig(
         level=os.environ.get("ACP_TUI_LOG_LEVEL", "WARNING").upper(),
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     os.chdir(cwd)
-    return asyncio.run(_serve(spec, roots, history, text_budget))
+    return asyncio.run(_serve(spec, roots, history, timeouts, text_budget))
 
 
 async def _serve(
-    spec: AgentSpec | None, roots: list[Path], history: HistoryStore | None, text_budget: int
+    spec: AgentSpec | None,
+    roots: list[Path],
+    history: HistoryStore | None,
+    timeouts: Timeouts | None = None,
+    text_budget: int = DEFAULT_BUDGET,
 ) -> int:
+    import asyncio
+    import contextlib
+    import signal
+
     from acp_tui.core.framing import READ_AHEAD
     from acp_tui.core.host import Host
     from acp_tui.server.methods import Methods
     from acp_tui.server.server import HeadlessServer
     from acp_tui.server.stdio import open_reader, open_sink
 
-    host = Host(extra_roots=roots, history=history, text_budget=text_budget)
+    host = Host(extra_roots=roots, history=history, timeouts=timeouts, text_budget=text_budget)
     reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)
     server = HeadlessServer(host, Methods(host, spec), reader, sink)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from acp_tui import ACP_HOST_VERSION
+from tests.test_list_agents import local_rows
 
 #: No user config file: these tests see the presets only.
 NO_CONFIG = str(Path(__file__).parent / "no-such-acp-tui-config.toml")
@@ -40,7 +41,7 @@ def test_list_agents_shows_every_preset_and_availability(tmp_path: Path) -> None
     codex.chmod(0o755)
     result = run("--list-agents", path=str(fake_bin))
     assert result.returncode == 0
-    lines = {line.split()[0]: line for line in result.stdout.splitlines()}
+    lines = local_rows(result.stdout)
     assert set(lines) == {"claude", "codex", "gemini", "qwen", "opencode", "goose", "demo"}
     assert "found" in lines["codex"] and str(codex) in lines["codex"]
     assert "missing" in lines["claude"]
@@ -100,7 +101,10 @@ def test_preset_command_lines(tmp_path: Path) -> None:
         executable.chmod(0o755)
     result = run("--list-agents", path=str(fake_bin))
     assert result.returncode == 0
-    lines = {line.split()[0]: line.split()[2:] for line in result.stdout.splitlines()}
+    lines = {
+        name: line.split("  (registry: ")[0].split()[2:]
+        for name, line in local_rows(result.stdout).items()
+    }
     assert lines["claude"] == [str(fake_bin / "claude-code-acp")]  # the older adapter's name
     assert lines["codex"] == [str(fake_bin / "codex-acp")]
     assert lines["gemini"] == [str(fake_bin / "gemini"), "--acp"]

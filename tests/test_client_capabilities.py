@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,11 @@ async def test_ac9_kill_keeps_the_handle_release_forgets_it(
         host, recorder, session, "terminal/create", command="echo started; sleep 100"
     )
     terminal_id = created["result"]["terminalId"]
+    for _ in range(200):  # killed once it has written something (the shell runs)
+        output = await call(host, recorder, session, "terminal/output", terminalId=terminal_id)
+        if output["result"]["output"]:
+            break
+        await asyncio.sleep(0.05)
     assert (await call(host, recorder, session, "terminal/kill", terminalId=terminal_id))[
         "result"
     ] in ({}, None)

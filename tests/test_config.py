@@ -25,6 +25,7 @@ from acp_tui.agents.config import (
 from acp_tui.agents.presets import AgentNotFound
 from tests.conftest import SCRIPTED_AGENT
 from tests.test_headless import rebuild_text
+from tests.test_list_agents import local_rows
 
 CONFIG_VARS = ("ACP_TUI_CONFIG", "XDG_CONFIG_HOME")
 
@@ -52,7 +53,7 @@ def run(*args: str, config: Path | None = None, **env: str) -> subprocess.Comple
 
 
 def listed(stdout: str) -> dict[str, str]:
-    return {line.split()[0]: line for line in stdout.splitlines()}
+    return local_rows(stdout)
 
 
 @pytest.fixture
@@ -284,7 +285,7 @@ def test_wrong_shapes_for_whole_sections(tmp_path: Path) -> None:
         f"acp-tui: config {path} line 3: default_agent must be a string, an agent's name"
         " (got an integer); using 'demo'",
         f"acp-tui: config {path} line 4: unknown key 'x' (known: agents, default_agent, theme,"
-        " allow_roots, history, limits); ignoring it",
+        " allow_roots, history, timeouts, registry, limits); ignoring it",
     ]
 
 

@@ -15,9 +15,13 @@ HEADLESS_MODULES = [
     "acp_tui.core.permissions",
     "acp_tui.core.fs",
     "acp_tui.core.terminals",
+    "acp_tui.core.elicitation_form",
     "acp_tui.server.server",
     "acp_tui.server.methods",
     "acp_tui.agents.presets",
+    "acp_tui.agents.registry",
+    "acp_tui.agents.listing",
+    "acp_tui.agents.registry_consent",
     "acp_tui.agents.demo",
     "acp_tui.cli",
 ]

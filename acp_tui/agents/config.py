@@ -7,6 +7,11 @@
     theme = "acp-light"
     allow_roots = ["~/src", "../shared"]   # relative to this file's folder
 
+    [timeouts]                      # seconds (core/timeouts.py)
+    initialize = 60                 # the agent's answer to initialize
+    session_new = 60                # ... to session/new
+    stuck_input = 10                # an agent not reading its input is reported
+
     [limits]
     session_text_mib = 64           # text a session keeps; past it, large
                                     # contents are cut (kept whole in files)
@@ -16,6 +21,13 @@
     args = ["/opt/mine/agent.js", "--acp"]
     env = { MINE_LOG = "debug" }
     title = "My agent"
+
+    [registry.cline]                # an ACP registry agent acp-tui may run
+    run = "npx"                     # through npx (or "uvx"); false: never
+    package = "cline"               # the package that was allowed
+
+acp-tui appends ``[registry.ID]`` tables itself when the user answers its
+question (agents/registry_consent.py); it never rewrites the file.
 
 :func:`load_config` never raises and never prints: a missing file is the
 defaults; anything wrong becomes one line of :attr:`Config.problems` naming
@@ -34,18 +46,33 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp_tui.agents import presets
 from acp_tui.core.budget import DEFAULT_BUDGET
-from acp_tui.core.connection import AgentSpec
 from acp_tui.core.history_store import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_SESSIONS
+from acp_tui.core.timeouts import Timeouts
+
+if TYPE_CHECKING:
+    from acp_tui.core.connection import AgentSpec
 
 CONFIG_ENV = "ACP_TUI_CONFIG"
 DEFAULT_AGENT = "demo"
-TOP_LEVEL_KEYS = ("agents", "default_agent", "theme", "allow_roots", "history", "limits")
+TOP_LEVEL_KEYS = (
+    "agents",
+    "default_agent",
+    "theme",
+    "allow_roots",
+    "history",
+    "timeouts",
+    "registry",
+    "limits",
+)
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
+TIMEOUT_KEYS = ("initialize", "session_new", "stuck_input")
+REGISTRY_KEYS = ("run", "package")
+RUNNERS = ("npx", "uvx")
 LIMITS_KEYS = ("session_text_mib",)
 
 
@@ -109,6 +136,8 @@ class CustomAgent:
         return shutil.which(self.command), f"`{self.command}`", "on PATH"
 
     def find(self) -> AgentSpec | None:
+        from acp_tui.core.connection import AgentSpec
+
         path, _, _ = self.executable()
         if path is None:
             return None
@@ -126,6 +155,21 @@ class CustomAgent:
 
 
 @dataclass(frozen=True)
+class RegistryAnswer:
+    """A ``[registry.ID]`` table: what the user said about running a registry agent."""
+
+    agent_id: str
+    #: "npx" or "uvx": allowed through that runner; None: never run it.
+    run: str | None
+    #: The package name (no version) it was allowed for; another package asks again.
+    package: str = ""
+    line: int | None = None
+
+    def allows(self, runner: str, package: str) -> bool:
+        return self.run == runner and self.package == package
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path | None = None
     agents: dict[str, CustomAgent] = field(default_factory=dict)
@@ -133,6 +177,9 @@ class Config:
     theme: str | None = None
     allow_roots: tuple[Path, ...] = ()
     history: HistorySettings = field(default_factory=HistorySettings)
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    #: ``[registry.ID]``: the user's answers about registry agents (agents/registry_consent.py).
+    registry: dict[str, RegistryAnswer] = field(default_factory=dict)
     #: ``[limits] session_text_mib``: characters of text a session keeps.
     text_budget: int = DEFAULT_BUDGET
     #: Warnings for the user, one line each; the items they name were ignored.
@@ -260,6 +307,8 @@ class _Loader:
             theme=self._theme(data.get("theme")),
             allow_roots=tuple(self._roots(data.get("allow_roots"))),
             history=self._history(data.get("history")),
+            timeouts=self._timeouts(data.get("timeouts")),
+            registry=self._registry(data.get("registry")),
             text_budget=self._limits(data.get("limits")),
             problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
         )
@@ -431,6 +480,72 @@ class _Loader:
             )
             return DEFAULT_BUDGET
         return int(size * 2**20)
+
+    def _timeouts(self, value: Any) -> Timeouts:
+        defaults = Timeouts()
+        if value is None:
+            return defaults
+        if not isinstance(value, dict):
+            self.warn(("timeouts",), f"timeouts must be a table (got {_kind(value)}); ignoring it")
+            return defaults
+        seconds: dict[str, float] = {}
+        for key, given in value.items():
+            if key not in TIMEOUT_KEYS:
+                self.warn(
+                    ("timeouts", key),
+                    f"unknown key 'timeouts.{key}'{_hint(key, TIMEOUT_KEYS)}; ignoring it",
+                )
+            elif isinstance(given, bool) or not isinstance(given, int | float) or given <= 0:
+                self.warn(
+                    ("timeouts", key),
+                    f"timeouts.{key} must be a number of seconds above 0; ignoring it",
+                )
+            else:
+                seconds[key] = float(given)
+        return Timeouts(**seconds)
+
+    def _registry(self, value: Any) -> dict[str, RegistryAnswer]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.warn(
+                ("registry",),
+                f"registry must be a table of [registry.ID] tables (got {_kind(value)});"
+                " ignoring it",
+            )
+            return {}
+        answers = {}
+        for agent_id, table in value.items():
+            key = ("registry", agent_id)
+            where = _dotted(key)
+            if not isinstance(table, dict):
+                self.warn(key, f"{where} must be a table (got {_kind(table)}); ignoring it")
+                continue
+            for extra in table:
+                if extra not in REGISTRY_KEYS:
+                    self.warn(
+                        (*key, extra),
+                        f"unknown key '{_dotted((*key, extra))}'{_hint(extra, REGISTRY_KEYS)};"
+                        " ignoring it",
+                    )
+            run = table.get("run")
+            package = table.get("package", "")
+            if run is not False and run not in RUNNERS:
+                self.warn(
+                    (*key, "run"),
+                    f'{where}.run must be "npx", "uvx" or false (got {run!r}); ignoring {where}',
+                )
+                continue
+            if not isinstance(package, str):
+                self.warn(
+                    (*key, "package"),
+                    f"{where}.package must be a string (got {_kind(package)}); ignoring {where}",
+                )
+                continue
+            answers[agent_id] = RegistryAnswer(
+                agent_id, run if isinstance(run, str) else None, package, find_line(self.text, key)
+            )
+        return answers
 
     def _theme(self, value: Any) -> str | None:
         if value is None:

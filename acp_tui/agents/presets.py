@@ -3,6 +3,10 @@
 Nothing is downloaded or installed: a preset whose command is missing
 resolves to :class:`AgentNotFound`, which says what was looked for and how
 to install it (AC-17).
+
+The agent connection (``acp_tui.core.connection``, and through it the SDK's
+schema) is imported only when a spec is built: ``acp-tui --list-agents``
+needs neither.
 """
 
 from __future__ import annotations
@@ -10,8 +14,10 @@ from __future__ import annotations
 import shutil
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from acp_tui.core.connection import AgentSpec
+if TYPE_CHECKING:
+    from acp_tui.core.connection import AgentSpec
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,9 @@ class Preset:
     install: str
     #: Built in: runs with this Python, never missing.
     builtin: bool = False
+    #: The same agent's id in the ACP agent registry (agents/registry.py), whose
+    #: data fills in what the preset does not say (running it through npx).
+    registry_id: str | None = None
 
     def looked_for(self) -> str:
         return " or ".join(f"`{c.executable}`" for c in self.candidates)
@@ -46,6 +55,7 @@ class AgentNotFound(Exception):
         *,
         where: str = "on PATH",
         origin: str | None = None,
+        extra: tuple[str, ...] = (),
     ) -> None:
         super().__init__(f"agent {preset!r} is not installed")
         self.preset = preset
@@ -54,6 +64,8 @@ class AgentNotFound(Exception):
         self.where = where
         #: Where the agent was defined (a config file), for agents not built in.
         self.origin = origin
+        #: More hint lines (another way to get the agent), shown after the install hint.
+        self.extra = extra
 
     def explain(self) -> str:
         if self.origin is not None:
@@ -67,12 +79,13 @@ class AgentNotFound(Exception):
             f"acp-tui: the {self.preset!r} agent is not installed.\n"
             f"  looked for: {self.looked_for} {self.where}\n"
             f"  install it: {self.install}\n"
-            f"  (or run any ACP agent with: acp-tui -- COMMAND ARGS...;"
-            f" `acp-tui --list-agents` shows every preset)"
+            + "".join(f"  {line}\n" for line in self.extra)
+            + "  (or run any ACP agent with: acp-tui -- COMMAND ARGS...;"
+            " `acp-tui --list-agents` shows every agent)"
         )
 
 
-DEMO_SPEC = AgentSpec.of(sys.executable, ["-m", "acp_tui.agents.demo"], name="demo")
+DEMO_COMMAND = (sys.executable, ("-m", "acp_tui.agents.demo"))
 
 PRESETS: dict[str, Preset] = {
     preset.name: preset
@@ -82,12 +95,14 @@ PRESETS: dict[str, Preset] = {
             "Claude Code (Zed's ACP adapter)",
             (Candidate("claude-agent-acp"), Candidate("claude-code-acp")),
             "npm install -g @zed-industries/claude-agent-acp",
+            registry_id="claude-acp",
         ),
         Preset(
             "codex",
             "OpenAI Codex (Zed's ACP adapter)",
             (Candidate("codex-acp"),),
             "npm install -g @zed-industries/codex-acp",
+            registry_id="codex-acp",
         ),
         Preset(
             "gemini",
@@ -95,6 +110,7 @@ PRESETS: dict[str, Preset] = {
             # Checked with @google/gemini-cli 0.61.0: --experimental-acp is deprecated for --acp.
             (Candidate("gemini", ("--acp",)),),
             "npm install -g @google/gemini-cli",
+            registry_id="gemini",
         ),
         Preset(
             "qwen",
@@ -102,18 +118,21 @@ PRESETS: dict[str, Preset] = {
             # Checked with @qwen-code/qwen-code 0.15.10: --experimental-acp is deprecated for --acp.
             (Candidate("qwen", ("--acp",)),),
             "npm install -g @qwen-code/qwen-code",
+            registry_id="qwen-code",
         ),
         Preset(
             "opencode",
             "opencode",
             (Candidate("opencode", ("acp",)),),
             "npm install -g opencode-ai",
+            registry_id="opencode",
         ),
         Preset(
             "goose",
             "goose",
             (Candidate("goose", ("acp",)),),
             "see https://block.github.io/goose/docs/getting-started/installation",
+            registry_id="goose",
         ),
         Preset(
             "demo",
@@ -126,28 +145,41 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def find(preset: Preset) -> AgentSpec | None:
-    """The spec of the first candidate found on PATH, or None."""
+def locate(preset: Preset) -> tuple[str, tuple[str, ...]] | None:
+    """(the executable found, its args) of the first candidate on PATH, or None."""
     if preset.builtin:
-        return AgentSpec.of(DEMO_SPEC.command, DEMO_SPEC.args, name=preset.name)
+        return DEMO_COMMAND
     for candidate in preset.candidates:
         path = shutil.which(candidate.executable)
         if path is not None:
-            return AgentSpec.of(path, candidate.args, name=preset.name)
+            return path, candidate.args
     return None
 
 
-def resolve(name: str) -> AgentSpec:
-    """The spec for preset ``name``; raises AgentNotFound or KeyError."""
+def find(preset: Preset) -> AgentSpec | None:
+    """The spec of the first candidate found on PATH, or None."""
+    from acp_tui.core.connection import AgentSpec
+
+    found = locate(preset)
+    if found is None:
+        return None
+    return AgentSpec.of(found[0], found[1], name=preset.name)
+
+
+def resolve(name: str, extra: tuple[str, ...] = ()) -> AgentSpec:
+    """The spec for preset ``name``; raises AgentNotFound (with ``extra`` hint
+    lines) or KeyError."""
     preset = PRESETS[name]
     spec = find(preset)
     if spec is None:
-        raise AgentNotFound(name, preset.looked_for(), preset.install)
+        raise AgentNotFound(name, preset.looked_for(), preset.install, extra=extra)
     return spec
 
 
 def resolve_command(command: str, args: list[str]) -> AgentSpec:
     """A spec for ``-- COMMAND ARGS``; raises AgentNotFound when missing."""
+    from acp_tui.core.connection import AgentSpec
+
     path = shutil.which(command)
     if path is None:
         raise AgentNotFound(

@@ -222,11 +222,13 @@ def text_size(value: Any) -> int:
 
 def prune(root: Path, max_age_days: float = 90.0) -> int:
     """Delete the spill folders of sessions untouched for ``max_age_days``; how many."""
-    if not root.is_dir():
+    try:
+        folders = list(root.iterdir())
+    except OSError:
         return 0
     cutoff = time.time() - max_age_days * 86400
     removed = 0
-    for folder in root.iterdir():
+    for folder in folders:
         try:
             if folder.is_dir() and folder.stat().st_mtime < cutoff:
                 shutil.rmtree(folder)

@@ -32,8 +32,10 @@ from acp_tui.core.errors import HostError
 from acp_tui.core.events import Event
 from acp_tui.core.framing import READ_AHEAD
 from acp_tui.core.jsonrpc import JsonRpcPeer, PeerClosed, RpcId, UnreadableAnswer
+from acp_tui.core.outbox import OutboxFull
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.process import AgentProcess
+from acp_tui.core.timeouts import Timeouts
 from acp_tui.core.validation import describe
 
 if TYPE_CHECKING:
@@ -43,7 +45,8 @@ log = logging.getLogger(__name__)
 
 #: Frames from an agent larger than this are dropped (with an error event).
 MAX_AGENT_FRAME = 64 * 1024 * 1024
-INITIALIZE_TIMEOUT = 60.0
+#: What may wait for an agent's stdin (the outbox's bound).
+MAX_AGENT_BACKLOG = 64 * 1024 * 1024
 #: How long to wait for stdout's end after the agent process itself exited.
 EXIT_DRAIN_SECONDS = 0.5
 #: Updates kept for a session id not registered yet (an agent may announce its
@@ -96,8 +99,10 @@ class AgentConnection:
         permissions: PermissionBook,
         base_env: Mapping[str, str] | None = None,
         on_gone: Callable[[AgentConnection], None] | None = None,
+        timeouts: Timeouts | None = None,
     ) -> None:
         self.connection_id = connection_id
+        self.timeouts = timeouts or Timeouts()
         self.spec = spec
         self.cwd = cwd
         self.agent_name = spec.display_name
@@ -141,6 +146,11 @@ class AgentConnection:
                 "invalid_params",
                 f"cannot start agent {self.agent_name!r}: command {reason}",
             ) from None
+        except OSError as exc:
+            self.closed = True
+            raise HostError(
+                "agent_error", f"cannot start agent {self.agent_name!r}: {exc.strerror or exc}"
+            ) from None
         self._peer = JsonRpcPeer(
             self.process.stdout,
             self.process.stdin,
@@ -151,20 +161,21 @@ class AgentConnection:
             has_room=self._hub.has_room,
             wait_ready=self._hub.wait_for_room,
             max_frame=MAX_AGENT_FRAME,
+            write_limit=MAX_AGENT_BACKLOG,
+            stuck_after=self.timeouts.stuck_input,
+            on_stuck=self._stuck,
         )
         self.set_trace(self.trace_frames)
         self._spawn(self._run())
         try:
-            result = await asyncio.wait_for(
-                self.call(
-                    "initialize",
-                    {
-                        "protocolVersion": PROTOCOL_VERSION,
-                        "clientCapabilities": CLIENT_CAPABILITIES,
-                        "clientInfo": CLIENT_INFO,
-                    },
-                ),
-                INITIALIZE_TIMEOUT,
+            result = await self.call(
+                "initialize",
+                {
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "clientCapabilities": CLIENT_CAPABILITIES,
+                    "clientInfo": CLIENT_INFO,
+                },
+                timeout=self.timeouts.initialize,
             )
         except BaseException:
             await self.close("the agent failed to initialize")
@@ -243,17 +254,24 @@ class AgentConnection:
             data["exitCode"] = self.process.returncode
         return HostError("agent_exited", self._close_message, data)
 
-    async def call(self, method: str, params: dict[str, Any]) -> Any:
+    async def call(
+        self, method: str, params: dict[str, Any], *, timeout: float | None = None
+    ) -> Any:
+        """The agent's answer; ``timeout`` seconds at most when given."""
         if self._peer is None or self.closed:
             raise self._exited_error()
         try:
-            return await self._peer.request(method, params)
+            return await asyncio.wait_for(self._peer.request(method, params), timeout)
+        except TimeoutError:
+            raise self._timeout_error(method, timeout or 0) from None
         except PeerClosed:
             raise self._exited_error() from None
         except UnreadableAnswer as exc:
             raise HostError(
                 "protocol_error", f"the agent's answer to {method} could not be read: {exc}"
             ) from None
+        except OutboxFull as full:
+            raise self._backlog_error(full) from None
         except RequestError as exc:
             message = f"the agent answered {method} with an error: {exc}"
             raise HostError(
@@ -292,6 +310,36 @@ class AgentConnection:
             await self._peer.notify(method, params)
         except PeerClosed:
             raise self._exited_error() from None
+        except OutboxFull as full:
+            raise self._backlog_error(full) from None
+
+    def _timeout_error(self, method: str, seconds: float) -> HostError:
+        tail = self.process.stderr_tail() if self.process is not None else ""
+        return HostError(
+            "timeout",
+            f"{self.agent_name} did not answer {method} within {seconds:g} s",
+            {"stderr": tail[-4096:], "method": method, "seconds": seconds},
+        )
+
+    def _backlog_error(self, full: OutboxFull) -> HostError:
+        return HostError(
+            "limit_exceeded",
+            f"{self.agent_name} is not reading its input: {_size(full.waiting)} are waiting"
+            " for it (cancel, or close the connection)",
+        )
+
+    def _stuck(self, waiting: int, seconds: float) -> None:
+        self._hub.publish(
+            Event(
+                "error",
+                {
+                    "code": "agent_not_reading",
+                    "message": f"{self.agent_name} has not read its input for {seconds:g} s"
+                    f" ({_size(waiting)} waiting); what is sent to it waits until it does",
+                    "connectionId": self.connection_id,
+                },
+            )
+        )
 
     # -- the agent calling us ----------------------------------------------------
 
@@ -419,6 +467,14 @@ class AgentConnection:
         if "id" in message:
             data["rpcId"] = message["id"]
         self._hub.publish(Event("protocol-frame", data))
+
+
+def _size(count: int) -> str:
+    if count >= 1024 * 1024:
+        return f"{count / (1024 * 1024):.1f} MiB"
+    if count >= 1024:
+        return f"{count / 1024:.0f} KiB"
+    return f"{count} bytes"
 
 
 _connection_ids = itertools.count(1)

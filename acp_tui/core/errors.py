@@ -21,6 +21,7 @@ ErrorCode = Literal[
     "frame_too_large",
     "protocol_error",
     "shutting_down",
+    "timeout",
     "internal",
 ]
 

@@ -29,6 +29,7 @@ from acp_tui.core.history_store import HistoryStore, file_name
 from acp_tui.core.json_frames import fix_surrogates
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.session import CANCEL_GRACE_SECONDS, Session
+from acp_tui.core.timeouts import Timeouts
 from acp_tui.core.validation import describe
 
 Identity = tuple[AgentSpec, str]
@@ -48,12 +49,14 @@ class Host:
         history: HistoryStore | None = None,
         text_budget: int = DEFAULT_BUDGET,
         spill_root: Path | None = None,
+        timeouts: Timeouts | None = None,
     ) -> None:
         self.hub = EventHub()
         #: Characters of text each session may hold; past it, large contents are
         #: cut and kept in full in files under ``spill_root`` (core/budget.py).
         self.text_budget = text_budget
         self.spill_root = spill_root if spill_root is not None else default_spill_root()
+        self.timeouts = timeouts or Timeouts()
         #: Where sessions' transcripts are kept (None: nowhere).
         self.history = history
         self.permissions = PermissionBook()
@@ -124,6 +127,7 @@ class Host:
             permissions=self.permissions,
             base_env=self.base_env,
             on_gone=self._connection_gone,
+            timeouts=self.timeouts,
         )
         connection.trace_frames = trace_frames
         try:
@@ -169,7 +173,9 @@ class Host:
         directory = _directory(cwd if cwd is not None else connection.cwd)
         try:
             result = await connection.call(
-                "session/new", {"cwd": str(directory), "mcpServers": mcp_servers or []}
+                "session/new",
+                {"cwd": str(directory), "mcpServers": mcp_servers or []},
+                timeout=self.timeouts.session_new,
             )
         except HostError as exc:
             if not is_auth_required(exc):
@@ -342,10 +348,18 @@ class Host:
         self.hub.close()
 
     def kill_all_now(self) -> None:
-        """Synchronous last resort at interpreter exit."""
+        """Synchronous last resort at interpreter exit (safe from any thread)."""
         for connection in list(self.connections.values()):
             with contextlib.suppress(Exception):
                 connection.kill_now()
+
+    def agents_gone(self) -> bool:
+        """Whether no agent's process group is left (safe from any thread)."""
+        for connection in list(self.connections.values()):
+            process = connection.process
+            if process is not None and process.group_alive():
+                return False
+        return True
 
     @staticmethod
     def version() -> str:

@@ -17,7 +17,10 @@ Here:
   its entry before the next message is read) and returns an awaitable that
   finishes in its own task;
   at most ``max_incoming`` run at once, then the read loop waits.
-* Outgoing messages are written straight to the pipe and drained: no queue.
+* Outgoing messages go through a bounded :class:`~acp_tui.core.outbox.Outbox`:
+  sending never waits for the agent to read (an agent that stops reading
+  delays only what is addressed to it, and is reported); past the bound a
+  send raises :class:`~acp_tui.core.outbox.OutboxFull`.
 * ``$/cancel_request`` ends the matching incoming request (error -32800),
   unless ``on_cancel_request`` handles it (a permission answers cancelled).
 * A frame that cannot be used (over ``max_frame``, nested too deep, not
@@ -40,6 +43,7 @@ from acp import RequestError
 
 from acp_tui.core.framing import FrameReader, FrameTooLarge
 from acp_tui.core.json_frames import BadFrame, decode_frame, encode_frame, top_level_fields
+from acp_tui.core.outbox import DEFAULT_LIMIT, DEFAULT_STUCK_AFTER, Outbox, OutboxFull
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +55,8 @@ FrameObserver = Callable[[str, dict[str, Any]], None]
 REQUEST_CANCELLED = -32800
 INVALID_REQUEST = -32600
 DEFAULT_MAX_FRAME = 64 * 1024 * 1024
+#: Ids of requests we gave up waiting for, kept so a late answer is not an error.
+ABANDONED_IDS = 256
 
 
 class PeerClosed(Exception):
@@ -75,9 +81,18 @@ class JsonRpcPeer:
         wait_ready: Callable[[], Awaitable[None]] | None = None,
         max_incoming: int = 64,
         max_frame: int = DEFAULT_MAX_FRAME,
+        write_limit: int = DEFAULT_LIMIT,
+        stuck_after: float = DEFAULT_STUCK_AFTER,
+        on_stuck: Callable[[int, float], None] | None = None,
     ) -> None:
         self._reader = reader
-        self._writer = writer
+        self._outbox = Outbox(
+            writer,
+            limit=write_limit,
+            stuck_after=stuck_after,
+            on_stuck=on_stuck,
+        )
+        self._abandoned: dict[int, None] = {}
         self._on_request = on_request
         self._on_notification = on_notification
         self._on_cancel_request = on_cancel_request
@@ -90,7 +105,6 @@ class JsonRpcPeer:
         self._outgoing: dict[int, asyncio.Future[Any]] = {}
         self._incoming: dict[RpcId, asyncio.Task[None]] = {}
         self._incoming_slot = asyncio.Event()
-        self._sending: set[asyncio.Task[None]] = set()
         self._closed: BaseException | None = None
         #: Called with ("out" | "in", message) for every frame, when set.
         self.observer: FrameObserver | None = None
@@ -101,15 +115,17 @@ class JsonRpcPeer:
 
     # -- sending -------------------------------------------------------------
 
-    async def _send(self, message: dict[str, Any]) -> None:
-        if self.observer is not None:
-            self.observer("out", message)
+    def _send(self, message: dict[str, Any]) -> None:
+        """Queue ``message`` for the agent (never waits for it to read)."""
         data = encode_frame(message)
         try:
-            self._writer.write(data)
-            await self._writer.drain()
-        except (ConnectionError, RuntimeError, OSError) as exc:
+            self._outbox.put(data)
+        except (OutboxFull, PeerClosed):
+            raise
+        except Exception as exc:  # the pipe broke
             raise PeerClosed(str(exc)) from exc
+        if self.observer is not None:
+            self.observer("out", message)
 
     async def request(self, method: str, params: Any = None) -> Any:
         """Send a request and return its result; raises ``RequestError`` for a
@@ -124,8 +140,14 @@ class JsonRpcPeer:
         if params is not None:
             message["params"] = params
         try:
-            await self._send(message)
+            self._send(message)
             return await future
+        except asyncio.CancelledError:
+            # Given up on (a timeout): its late answer is not a protocol error.
+            self._abandoned[rpc_id] = None
+            while len(self._abandoned) > ABANDONED_IDS:
+                del self._abandoned[next(iter(self._abandoned))]
+            raise
         finally:
             self._outgoing.pop(rpc_id, None)
 
@@ -135,7 +157,7 @@ class JsonRpcPeer:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
-        await self._send(message)
+        self._send(message)
 
     # -- receiving -----------------------------------------------------------
 
@@ -180,20 +202,12 @@ class JsonRpcPeer:
         if isinstance(method, str):
             if isinstance(rpc_id, int | str) and not isinstance(rpc_id, bool):
                 error = {"code": INVALID_REQUEST, "message": f"Invalid request: {reason}"}
-                self._spawn_send({"jsonrpc": "2.0", "id": rpc_id, "error": error})
+                with contextlib.suppress(PeerClosed, OutboxFull):
+                    self._send({"jsonrpc": "2.0", "id": rpc_id, "error": error})
             return
         future = self._outgoing.get(rpc_id) if type(rpc_id) is int else None
         if future is not None and not future.done():
             future.set_exception(UnreadableAnswer(f"the answer was {reason}"))
-
-    def _spawn_send(self, message: dict[str, Any]) -> None:
-        async def send() -> None:
-            with contextlib.suppress(PeerClosed):
-                await self._send(message)
-
-        task = asyncio.ensure_future(send())
-        self._sending.add(task)
-        task.add_done_callback(self._sending.discard)
 
     def _dispatch_frame(self, frame: bytes) -> None:
         if not frame.strip():
@@ -226,6 +240,9 @@ class JsonRpcPeer:
             return
         rpc_id = message.get("id")
         future = self._outgoing.get(rpc_id) if isinstance(rpc_id, int) else None
+        if future is None and isinstance(rpc_id, int) and rpc_id in self._abandoned:
+            del self._abandoned[rpc_id]
+            return
         if future is None:
             self._protocol_error(f"response to an unknown request id {rpc_id!r}")
             return
@@ -278,8 +295,8 @@ class JsonRpcPeer:
                 "code": -32603,
                 "message": f"internal error ({type(exc).__name__})",
             }
-        with contextlib.suppress(PeerClosed):
-            await self._send(response)
+        with contextlib.suppress(PeerClosed, OutboxFull):
+            self._send(response)
 
     def _cancel_incoming(self, params: Any) -> None:
         rpc_id = params.get("requestId") if isinstance(params, dict) else None
@@ -295,6 +312,7 @@ class JsonRpcPeer:
         if self._closed is not None:
             return
         self._closed = reason
+        self._outbox.close(reason)
         for future in self._outgoing.values():
             if not future.done():
                 future.set_exception(reason)

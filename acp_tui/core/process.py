@@ -1,20 +1,25 @@
-"""An agent process: spawned in its own process group, stderr drained, reaped whole.
+"""An agent process: under a supervisor, in its own process group, stderr drained, reaped whole.
 
+* POSIX: the host starts :mod:`acp_tui.core.supervisor` (a new session and
+  process group), which runs the agent as its child in that group. The
+  supervisor stops the agent's whole tree when the host goes away however it
+  goes (its lifeline socket closes, SIGKILL of the host included), and it
+  adopts the agent's orphans (a child subreaper), so descendants that left
+  the group or the session are found too. ``pid`` is the agent's,
+  ``pgid`` the group's (the supervisor's pid).
+  Windows: ``CREATE_NEW_PROCESS_GROUP`` and a Job object that kills the
+  whole tree when the host's handle to it closes (:mod:`acp_tui.core.winjob`).
 * The agent gets the user's full environment plus the preset's (the SDK's
   default spawn keeps only HOME/PATH/SHELL/TERM/USER, losing API keys).
-* POSIX: ``start_new_session`` makes the agent a session and group leader,
-  so one ``killpg`` reaches every descendant that stayed in its group.
-  Windows: ``CREATE_NEW_PROCESS_GROUP``.
 * stderr is read continuously into a bounded tail (the last 64 KiB) and
   handed to ``on_stderr``: an agent writing megabytes there never blocks.
 * :meth:`AgentProcess.terminate` sends SIGTERM to the group, waits up to a
   grace period for every member to be gone (zombies count as gone), then
   SIGKILLs what is left: well within 2 s.
 * Descendants that left the group (Claude Code runs each Bash command in a
-  session of its own) are found by walking the process tree from the agent
-  before the first signal (Linux, /proc), and their groups are stopped the
-  same way. A process that was orphaned before that walk (its parent already
-  gone) cannot be traced back to the agent and is not reached.
+  session of its own) are found by walking the process tree from the
+  supervisor before the first signal (Linux, /proc), and their groups are
+  stopped the same way (the supervisor stops them as well).
 """
 
 from __future__ import annotations
@@ -22,17 +27,24 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+from acp_tui.core import supervisor, winjob
 
 STDERR_TAIL_BYTES = 64 * 1024
 TERM_GRACE_SECONDS = 1.0
 KILL_WAIT_SECONDS = 0.5
+#: How long the supervisor may take to start the agent and say so.
+START_TIMEOUT = 30.0
 
 
 class AgentProcess:
@@ -40,10 +52,18 @@ class AgentProcess:
         self,
         proc: asyncio.subprocess.Process,
         on_stderr: Callable[[str], None] | None,
+        *,
+        agent_pid: int | None = None,
+        lifeline: socket.socket | None = None,
+        job: Any = None,
     ) -> None:
         self._proc = proc
-        self.pid = proc.pid
+        #: The agent's own pid (the supervisor's child on POSIX).
+        self.pid = agent_pid if agent_pid is not None else proc.pid
         self.pgid = proc.pid  # the leader of its own new session/group
+        #: Closed only when the host is done with the agent (or the host dies).
+        self._lifeline = lifeline
+        self._job = job
         #: The groups a stop signals: the agent's, and those its descendants moved to.
         self._groups = [self.pgid]
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -66,23 +86,52 @@ class AgentProcess:
         stdout_limit: int,
     ) -> AgentProcess:
         """Start the agent; raises ``FileNotFoundError``/``PermissionError``/``OSError``."""
-        extra: dict[str, object] = {}
-        if sys.platform == "win32":
-            extra["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
-        else:
-            extra["start_new_session"] = True
-        proc = await asyncio.create_subprocess_exec(
-            command,
-            *args,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=str(cwd),
-            env=dict(env),
-            limit=stdout_limit,
-            **extra,  # type: ignore[arg-type]
-        )
-        return cls(proc, on_stderr)
+        pipes: dict[str, Any] = {
+            "stdin": asyncio.subprocess.PIPE,
+            "stdout": asyncio.subprocess.PIPE,
+            "stderr": asyncio.subprocess.PIPE,
+            "cwd": str(cwd),
+            "env": dict(env),
+            "limit": stdout_limit,
+        }
+        if sys.platform == "win32":  # pragma: no cover - Windows
+            proc = await asyncio.create_subprocess_exec(
+                command, *args, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, **pipes
+            )
+            return cls(proc, on_stderr, job=winjob.contain(proc.pid))
+        ours, theirs = socket.socketpair()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *supervisor.command("agent", str(theirs.fileno()), str(os.getpid())),
+                "--",
+                command,
+                *args,
+                start_new_session=True,
+                pass_fds=(theirs.fileno(),),
+                **pipes,
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        try:
+            hello = await asyncio.wait_for(_first_line(ours), START_TIMEOUT)
+        except BaseException:
+            ours.close()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+            raise
+        if "pid" not in hello:
+            ours.close()
+            await proc.wait()
+            if not hello:
+                raise OSError(f"the supervisor ended with status {proc.returncode}")
+            code = int(hello.get("errno") or 0)
+            failure = {"not_found": FileNotFoundError, "not_executable": PermissionError}
+            raise failure.get(str(hello.get("error")), OSError)(code, os.strerror(code), command)
+        return cls(proc, on_stderr, agent_pid=int(hello["pid"]), lifeline=ours)
 
     @property
     def returncode(self) -> int | None:
@@ -111,6 +160,14 @@ class AgentProcess:
         self._reaped = True
         return code
 
+    async def _exit_code(self, timeout: float) -> int | None:
+        """The exit status once known, polled: ``wait()`` (Python 3.11) also waits
+        for the pipes to close, and a paused stdout (back-pressure) never does."""
+        deadline = time.monotonic() + timeout
+        while self._proc.returncode is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+        return self._proc.returncode
+
     async def stderr_done(self, timeout: float) -> None:
         """Give the stderr reader a moment to take what is left in the pipe."""
         with contextlib.suppress(asyncio.TimeoutError):
@@ -125,14 +182,15 @@ class AgentProcess:
         if sys.platform == "win32":
             await self._terminate_windows(grace)
             return
-        self._groups = [self.pgid, *escaped_groups(self.pid, self.pgid)]
+        self._groups = [self.pgid, *escaped_groups(self.pgid, self.pgid)]
         self._signal_group(signal.SIGTERM)
         if not await self._wait_group_gone(grace):
             self._signal_group(signal.SIGKILL)
             await self._wait_group_gone(kill_wait)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self.wait(), kill_wait)
+        await self._exit_code(kill_wait)
         self._stderr_task.cancel()
+        if self._lifeline is not None:
+            self._lifeline.close()
 
     async def _terminate_windows(self, grace: float) -> None:  # pragma: no cover - Windows
         with contextlib.suppress(ProcessLookupError):
@@ -145,15 +203,21 @@ class AgentProcess:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.wait(), KILL_WAIT_SECONDS)
         self._stderr_task.cancel()
+        winjob.close(self._job)
 
     def kill_now(self) -> None:
         """Synchronous last resort (interpreter exit): SIGKILL the whole group."""
         if sys.platform == "win32":  # pragma: no cover - Windows
             with contextlib.suppress(OSError):
                 self._proc.kill()
+            winjob.close(self._job)
             return
-        self._groups = [self.pgid, *escaped_groups(self.pid, self.pgid)]
+        self._groups = [self.pgid, *escaped_groups(self.pgid, self.pgid)]
         self._signal_group(signal.SIGKILL)
+
+    def group_alive(self) -> bool:
+        """Whether anything is left of the agent's group(s)."""
+        return any(group_alive(pgid) for pgid in self._groups)
 
     def _signal_group(self, sig: signal.Signals) -> None:
         """Signal the agent's group and the groups its descendants escaped to."""
@@ -173,22 +237,18 @@ class AgentProcess:
             delay = min(delay * 2, 0.05)
 
 
-def _process_table() -> dict[int, tuple[int, int]]:
-    """pid -> (ppid, pgid) of every live (non-zombie) process (Linux, /proc)."""
-    table = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        # fields: state, ppid, pgrp, ...
-        if len(fields) > 2 and fields[0] not in (b"Z", b"X"):
-            table[int(name)] = (int(fields[1]), int(fields[2]))
-    return table
+async def _first_line(sock: socket.socket) -> dict[str, Any]:
+    """The supervisor's first message; ``{}`` when it ended without one."""
+    loop = asyncio.get_running_loop()
+    sock.setblocking(False)
+    data = b""
+    while b"\n" not in data:
+        more = await loop.sock_recv(sock, 4096)
+        if not more:
+            return {}
+        data += more
+    message = json.loads(data.split(b"\n", 1)[0])
+    return message if isinstance(message, dict) else {}
 
 
 def escaped_groups(root: int, pgid: int) -> list[int]:
@@ -196,7 +256,7 @@ def escaped_groups(root: int, pgid: int) -> list[int]:
     members of ``pgid``) have moved to (``setsid``/``setpgid``)."""
     if not sys.platform.startswith("linux"):
         return []
-    table = _process_table()
+    table = supervisor.process_table()
     children: dict[int, list[int]] = {}
     for pid, (ppid, _) in table.items():
         children.setdefault(ppid, []).append(pid)
@@ -232,4 +292,4 @@ def _group_signalable(pgid: int) -> bool:
 
 def group_members(pgid: int) -> list[int]:
     """Live (non-zombie) pids in process group ``pgid`` (Linux, from /proc)."""
-    return [pid for pid, (_, group) in _process_table().items() if group == pgid]
+    return [pid for pid, (_, group) in supervisor.process_table().items() if group == pgid]

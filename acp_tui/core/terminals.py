@@ -8,12 +8,19 @@ given cwd and returns a host-made id. Output is kept head-first in a
 POSIX: ``ptyprocess`` forks the child as a session leader on a new pty; before
 ``exec`` the child points stdin at ``/dev/null`` (nothing can wait for input) and
 turns the pty's ONLCR off (output has ``\\n``, not ``\\r\\n``; ANSI escapes kept).
+The child is the supervisor (core/supervisor.py, terminal mode) and it runs the
+shell: whatever the command starts — in the pty's group, in groups or sessions
+of its own (``setsid``), orphaned — is stopped when the terminal is killed or
+released, when the shell exits (after a short drain) and when the host dies
+(the pty hangs up; SIGKILL of the host included). The exit status is the shell's.
 The non-blocking master fd is read with ``loop.add_reader`` (EIO/EOF: the slave
 side is gone). Exit is seen via ``os.pidfd_open`` + ``add_reader`` on Linux, else
 a ``waitpid`` thread; the pty is then drained until EIO (capped by
 :data:`DRAIN_TIMEOUT`) before ``wait_for_exit`` answers. ``kill`` sends SIGTERM
-to the process group, and SIGKILL once the shell is gone or after :data:`KILL_GRACE`.
-Windows runs the line through ``cmd.exe`` on pywinpty (untested here).
+to the process group (the supervisor stops the rest of the tree), and SIGKILL once
+the supervisor is gone or after :data:`KILL_GRACE`.
+Windows runs the line through ``cmd.exe`` on pywinpty, in a kill-on-close Job
+object (untested here).
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from typing import Any
 
 from acp import RequestError
 
+from acp_tui.core import supervisor, winjob
 from acp_tui.core.output_buffer import HeadBuffer
 
 if sys.platform != "win32":
@@ -155,8 +163,9 @@ class _PosixPty:
             os.close(null_fd)
 
         dimensions = (PTY_ROWS, PTY_COLUMNS)
+        supervised = [*supervisor.command("terminal", str(os.getpid())), "--", *argv]
         self._proc: Any = PtyProcess.spawn(
-            argv, env=env, echo=False, preexec_fn=child_setup, dimensions=dimensions
+            supervised, env=env, echo=False, preexec_fn=child_setup, dimensions=dimensions
         )
         self._proc.delayafterclose = 0
         self._loop = sink.loop
@@ -248,6 +257,8 @@ class _WindowsPty:  # pragma: no cover - Windows only, untested here
         cmdline = f'"{env.get("COMSPEC", "cmd.exe")}" /d /s /c "{line}"'
         dims = (PTY_ROWS, PTY_COLUMNS)
         self._proc: Any = winpty.PtyProcess.spawn(cmdline, cwd=str(cwd), env=env, dimensions=dims)
+        #: Kill-on-close: the command's tree ends with the host (core/winjob.py).
+        self._job = winjob.contain(self._proc.pid)
         self._sink = sink
         threading.Thread(target=self._watch, name="terminal-winpty", daemon=True).start()
 
@@ -276,6 +287,7 @@ class _WindowsPty:  # pragma: no cover - Windows only, untested here
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self._proc.close(force=True)
+        winjob.close(self._job)
 
 
 class _Terminal:

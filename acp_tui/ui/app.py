@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -19,6 +18,8 @@ from typing import Any, ClassVar
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.notifications import SeverityLevel
 from textual.widgets import Static, TextArea
 
@@ -33,7 +34,9 @@ from acp_tui.core.history_store import HistoryStore
 from acp_tui.core.host import Host
 from acp_tui.core.mentions import PromptCapabilities, build_prompt
 from acp_tui.core.session import Session
+from acp_tui.core.timeouts import Timeouts
 from acp_tui.ui.clipboard import copy_text
+from acp_tui.ui.exit_guard import ExitGuard, run_guarded
 from acp_tui.ui.export_command import EXPORT_COMMAND, export_conversation, parse_local_command
 from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.permission_flow import PermissionFlow
@@ -45,6 +48,7 @@ from acp_tui.ui.pickers import (
     value_name,
 )
 from acp_tui.ui.resume import ResumeFlow
+from acp_tui.ui.terminal_driver import SafeLinuxDriver
 from acp_tui.ui.themes import DEFAULT_THEME, register_themes
 from acp_tui.ui.widgets import status_bar
 from acp_tui.ui.widgets.entry_log import EntryLog
@@ -130,6 +134,27 @@ class AcpApp(App[int]):
         #: When the user last changed the draft (a dialog opening then waits).
         self.last_typed = 0.0
         self._plan_folded_by_user: bool | None = None
+        #: Bounds the quit and ends the process whatever happens (run_tui sets it).
+        self.exit_guard: ExitGuard | None = None
+        self._ui_loop: asyncio.AbstractEventLoop | None = None
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        return SafeLinuxDriver if driver is LinuxDriver else driver
+
+    def terminal_lost(self) -> None:
+        """The driver's output failed: the terminal is gone (any thread)."""
+        if self.exit_guard is not None:
+            self.exit_guard.terminal_lost()
+
+    def quit_threadsafe(self) -> None:
+        """Quit the normal way, from another thread (the exit guard's)."""
+        if self._ui_loop is not None:
+            self._ui_loop.call_soon_threadsafe(self.call_later, self.action_quit)
+
+    def restore_terminal_now(self) -> None:
+        if isinstance(self._driver, SafeLinuxDriver):
+            self._driver.restore_now()
 
     def notify(
         self,
@@ -176,18 +201,10 @@ class AcpApp(App[int]):
         self.prompt.focus()
         for text in self._startup_notices:
             self._notice("warning", text)
-        self._install_signal_handlers()
+        self._ui_loop = asyncio.get_running_loop()
         self._pump_events()
         self._start_agent()
         self.refresh_status()
-
-    def _install_signal_handlers(self) -> None:
-        loop = asyncio.get_running_loop()
-        for name in ("SIGTERM", "SIGHUP"):
-            sig = getattr(signal, name, None)
-            if sig is not None:
-                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                    loop.add_signal_handler(sig, lambda: self.call_later(self.action_quit))
 
     # -- the agent -----------------------------------------------------------------
 
@@ -452,6 +469,11 @@ class AcpApp(App[int]):
         if self._quitting:
             return
         self._quitting = True
+        if self.exit_guard is not None:
+            self.exit_guard.trigger()  # bounds the quit
+        # Nothing more to draw: the loop is free for the shutdown (a flood
+        # would keep it rendering) and the agents are no longer held back.
+        self.host.detach(self._channel)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.host.shutdown(), 5)
         self.exit(0)
@@ -547,12 +569,11 @@ def run_tui(
     resume: str | None = None,
     history: HistoryStore | None = None,
     notices: list[str] | None = None,
+    timeouts: Timeouts | None = None,
     text_budget: int = DEFAULT_BUDGET,
 ) -> int:
-    host = Host(extra_roots=extra_roots, history=history, text_budget=text_budget)
+    host = Host(
+        extra_roots=extra_roots, history=history, timeouts=timeouts, text_budget=text_budget
+    )
     app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume, notices=notices)
-    try:
-        code = app.run()
-    finally:
-        app.host.kill_all_now()
-    return code or 0
+    return run_guarded(app)

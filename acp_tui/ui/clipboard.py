@@ -13,13 +13,14 @@ import pyperclip
 from textual.app import App
 
 
-def _over_ssh() -> bool:
+def over_ssh() -> bool:
+    """Whether this runs in an SSH session (the system clipboard, the browser: the remote's)."""
     return bool(os.environ.get("SSH_TTY") or os.environ.get("SSH_CONNECTION"))
 
 
 def copy_text(app: App[Any], text: str) -> str:
     """Copy ``text``; returns where it went, for the user's notification."""
-    if not _over_ssh():
+    if not over_ssh():
         try:
             pyperclip.copy(text)
         except Exception:  # pyperclip.PyperclipException, or a broken helper tool

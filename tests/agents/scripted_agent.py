@@ -37,12 +37,22 @@ Each prompt's first text line is a command; the agent does exactly that:
                              then ask permission; reply with the outcome
     showcase                 a fixed, deterministic turn with every kind of entry
                              (thought, markdown, plan, a diff, terminal output)
+    spawn-tree [PATH]        start three `sleep 1000`: one in the agent's group,
+                             one in a session of its own, one orphaned at once
+                             (double fork + setsid); reply "pids=A,B,C", end;
+                             with PATH, also write {"agent", "group", "children"}
+                             there as JSON
+    deaf PATH                end the turn, then stop reading stdin (the whole
+                             agent blocks; it creates PATH.deaf then) until the
+                             file PATH exists
 
 Counts every initialize it receives in the env file ACP_FAKE_COUNT_FILE.
 With ACP_FAKE_STATE_DIR set it can load sessions: every prompt and every
 ``say`` is kept in DIR/<session>.jsonl, ``session/load`` replays them as
 user/agent message chunks, ``session/list`` lists them (session ids are then
 unique across processes). ACP_FAKE_NO_LIST=1 hides ``session/list``.
+ACP_FAKE_HANG=initialize (or session/new) never answers that request; it
+writes "will hang in METHOD" to stderr as it starts (before its slow imports).
 With ACP_FAKE_REQUIRE_AUTH=1 it offers two auth methods and refuses
 session/new (auth_required) until ``authenticate`` with "token".
 """
@@ -54,8 +64,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from typing import Any
+
+if os.environ.get("ACP_FAKE_HANG"):
+    sys.stderr.write(f"will hang in {os.environ['ACP_FAKE_HANG']}\n")
+    sys.stderr.flush()
 
 import acp
 from acp.schema import (
@@ -124,7 +139,12 @@ class ScriptedAgent:
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
+    async def _maybe_hang(self, method: str) -> None:
+        if os.environ.get("ACP_FAKE_HANG") == method:
+            await asyncio.Event().wait()
+
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        await self._maybe_hang("initialize")
         count_file = os.environ.get("ACP_FAKE_COUNT_FILE")
         if count_file:
             with open(count_file, "a") as f:
@@ -157,6 +177,7 @@ class ScriptedAgent:
                 f.write(json.dumps(record) + "\n")
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        await self._maybe_hang("session/new")
         if self.require_auth and not self.authenticated:
             raise acp.RequestError.auth_required()
         self.sessions += 1
@@ -324,6 +345,34 @@ class ScriptedAgent:
         )
         await self.say(sid, f"pid={child.pid}")
         return await self.wait_cancel(sid)
+
+    async def do_spawn_tree(self, sid: str, rest: str, text: str) -> None:
+        quiet: Any = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
+        in_group = subprocess.Popen(["sleep", "1000"], **quiet)
+        own_session = subprocess.Popen(["sleep", "1000"], start_new_session=True, **quiet)
+        # The middle process prints the orphan's pid and exits at once.
+        orphan_line = "import subprocess; print(subprocess.Popen(['sleep', '1000'],"
+        orphan_line += " start_new_session=True, stdin=subprocess.DEVNULL,"
+        orphan_line += " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)"
+        middle = subprocess.run(
+            [sys.executable, "-c", orphan_line], capture_output=True, text=True, check=True
+        )
+        pids = [in_group.pid, own_session.pid, int(middle.stdout)]
+        if rest.strip():
+            tree = {"agent": os.getpid(), "group": os.getpgrp(), "children": pids}
+            with open(rest.strip() + ".tmp", "w") as f:
+                json.dump(tree, f)
+            os.replace(rest.strip() + ".tmp", rest.strip())
+        await self.say(sid, "pids=" + ",".join(map(str, pids)))
+
+    async def do_deaf(self, sid: str, rest: str, text: str) -> None:
+        def block() -> None:
+            with open(rest.strip() + ".deaf", "w"):
+                pass
+            while not os.path.exists(rest.strip()):
+                time.sleep(0.02)
+
+        asyncio.get_running_loop().call_later(0.05, block)
 
     async def _ask(self, sid: str, tool_call_id: str, announce: bool) -> Any:
         if announce:

@@ -73,7 +73,7 @@ async def test_agent_killed_mid_turn(
 
         await until(lambda: deltas() >= 2)  # mid-turn, mid-stream
         (pid,) = children(client.proc.pid)
-        assert pgid_of(pid) == pid  # the agent leads its own process group
+        assert pgid_of(pid) == pid  # the agent's supervisor leads its process group
         group = group_members(pid)
         assert pid in group
         os.killpg(pid, signal.SIGKILL)  # from outside, the whole group

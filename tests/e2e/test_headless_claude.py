@@ -58,7 +58,7 @@ class Agent:
         return str(self.opened["connectionId"])
 
     def agent_pids(self) -> list[int]:
-        """The host's children: the agent processes it started."""
+        """The host's children: the agents' supervisors (each leads its agent's group)."""
         return children(self.client.proc.pid)
 
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -184,8 +184,10 @@ def pending_tool_call(snapshot: dict[str, Any], asked: dict[str, Any]) -> dict[s
 async def test_the_agent_runs_confined_to_the_loopback_namespace(agent: Agent) -> None:
     (pid,) = agent.agent_pids()
     ours = netns_of(os.getpid())
-    group = group_members(pid)
-    assert pid in group
+    # The group's leader is acp-tui's supervisor (core/supervisor.py), which
+    # runs outside; the agent (its child) and all it starts run inside.
+    group = [p for p in group_members(pid) if p != pid]
+    assert group
     assert {netns_of(p) for p in group} == {agent.mock.netns}
     assert agent.mock.netns != ours
     # Inside: no route out, refused at once (no waiting for a timeout).

@@ -1,0 +1,129 @@
+"""Textual's Linux driver, made safe for a terminal that goes away.
+
+Workarounds for Textual 8.2.8 (textual/drivers/linux_driver.py and
+_writer_thread.py), seen when the terminal closes while the app runs
+(issue 12, point 1: `tmux kill-session` left acp-tui running for ever):
+
+* The writer thread writes to the terminal with no error handling. Once the
+  terminal is gone a write raises ``EIO``, the thread dies, and its queue
+  (30 writes) is never drained again: the next writes, and the final
+  ``WriterThread.stop()`` in ``App._shutdown``, block in ``Queue.put`` for
+  ever, with the event loop inside them (no signal handler of the loop runs
+  again). Here the thread writes through :class:`LossTolerantOutput`, which
+  turns the first failed write into "the terminal is lost" (the app's
+  ``terminal_lost()``: the exit guard ends the process) and drops every
+  later write, so the queue keeps draining.
+* ``close()`` waits at most :data:`CLOSE_WAIT` seconds for the writer.
+* A hang-up brings ``SIGCONT`` with ``SIGHUP``, and Textual's ``SIGCONT``
+  handler restarts application mode although it was never suspended (a
+  second writer and input thread). Here it resumes only after a suspend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import termios
+import threading
+from collections.abc import Callable
+from typing import IO, Any
+
+from textual.drivers.linux_driver import LinuxDriver
+
+#: How long closing the driver waits for the writer thread to finish.
+CLOSE_WAIT = 1.0
+#: What Textual's stop_application_mode writes: the normal screen, the cursor,
+#: no mouse reports, no bracketed paste, the kitty keyboard protocol off.
+RESTORE = "\x1b[<u\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[?2004l\x1b[?1049l\x1b[?25h"
+
+
+class LossTolerantOutput:
+    """A text file that never raises: after the first failure it drops writes."""
+
+    def __init__(self, file: IO[str], on_lost: Callable[[], None]) -> None:
+        self._file = file
+        self._on_lost = on_lost
+        self.lost = False
+        self._lock = threading.Lock()
+
+    def _lose(self) -> None:
+        with self._lock:
+            if self.lost:
+                return
+            self.lost = True
+        with contextlib.suppress(Exception):
+            self._on_lost()
+
+    def write(self, text: str) -> int:
+        if not self.lost:
+            try:
+                self._file.write(text)
+            except (OSError, ValueError):
+                self._lose()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.lost:
+            try:
+                self._file.flush()
+            except (OSError, ValueError):
+                self._lose()
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        return True
+
+
+class SafeLinuxDriver(LinuxDriver):
+    """LinuxDriver whose output survives the terminal's end (see the module doc)."""
+
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self.output = LossTolerantOutput(self._file, self._terminal_lost)  # type: ignore[arg-type]
+        self._file = self.output  # type: ignore[assignment]  # written to, nothing else
+        self._suspended = False
+
+    def _terminal_lost(self) -> None:
+        callback = getattr(self._app, "terminal_lost", None)
+        if callable(callback):
+            callback()
+
+    def suspend_application_mode(self) -> None:
+        self._suspended = True
+        super().suspend_application_mode()
+
+    def resume_application_mode(self) -> None:
+        self._suspended = False
+        super().resume_application_mode()
+
+    def _sigcont_application(self, *args: Any) -> None:
+        if self._suspended and not self.output.lost:
+            super()._sigcont_application(*args)
+
+    def restore_now(self) -> None:
+        """The terminal's modes back as they were, from any thread, never blocking
+        (for a forced exit: the writer thread may be stuck)."""
+        if self.output.lost:
+            return
+        with contextlib.suppress(OSError):
+            fd = os.dup(self.output.fileno())
+            try:
+                os.set_blocking(fd, False)
+                os.write(fd, RESTORE.encode())
+            finally:
+                os.close(fd)
+        if self.attrs_before is not None:
+            with contextlib.suppress(termios.error, OSError):
+                termios.tcsetattr(self.fileno, termios.TCSANOW, self.attrs_before)
+
+    def close(self) -> None:
+        writer = self._writer_thread
+        if writer is None:
+            return
+        # WriterThread.stop() is put(None) then join(), both unbounded.
+        with contextlib.suppress(queue.Full):
+            writer._queue.put(None, timeout=CLOSE_WAIT)
+        writer.join(CLOSE_WAIT)
