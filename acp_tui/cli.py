@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 from acp_tui import ACP_HOST_VERSION, __version__
 from acp_tui.agents import presets
 from acp_tui.agents.config import Config, config_path, display_path, load_config, resolve
+from acp_tui.core.budget import DEFAULT_BUDGET, default_spill_root
+from acp_tui.core.budget import prune as prune_spill
 from acp_tui.core.history_store import HistoryStore, default_root
 from acp_tui.core.timeouts import Timeouts
 
@@ -222,8 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         print(file=sys.stderr)
         return 130
 
+    prune_spill(default_spill_root(os.environ))  # (never raises)
     if args.headless:
-        return run_headless(spec, cwd.resolve(), roots, _history(config), config.timeouts)
+        return run_headless(
+            spec, cwd.resolve(), roots, _history(config), config.timeouts, config.text_budget
+        )
     assert spec is not None
     from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
 
@@ -236,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         history=_history(config),
         notices=config.problems,
         timeouts=config.timeouts,
+        text_budget=config.text_budget,
     )
 
 
@@ -262,6 +268,7 @@ def run_headless(
     roots: list[Path],
     history: HistoryStore | None = None,
     timeouts: Timeouts | None = None,
+    text_budget: int = DEFAULT_BUDGET,
 ) -> int:
     # Imported here: --version and --list-agents start without them.
     import asyncio
@@ -273,7 +280,7 @@ def run_headless(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     os.chdir(cwd)
-    return asyncio.run(_serve(spec, roots, history, timeouts))
+    return asyncio.run(_serve(spec, roots, history, timeouts, text_budget))
 
 
 async def _serve(
@@ -281,6 +288,7 @@ async def _serve(
     roots: list[Path],
     history: HistoryStore | None,
     timeouts: Timeouts | None = None,
+    text_budget: int = DEFAULT_BUDGET,
 ) -> int:
     import asyncio
     import contextlib
@@ -292,7 +300,7 @@ async def _serve(
     from acp_tui.server.server import HeadlessServer
     from acp_tui.server.stdio import open_reader, open_sink
 
-    host = Host(extra_roots=roots, history=history, timeouts=timeouts)
+    host = Host(extra_roots=roots, history=history, timeouts=timeouts, text_budget=text_budget)
     reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)
     server = HeadlessServer(host, Methods(host, spec), reader, sink)

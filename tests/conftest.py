@@ -28,7 +28,8 @@ REPO = TESTS.parent
 _ISOLATED = Path(tempfile.mkdtemp(prefix="acp-tui-tests-"))
 os.environ["ACP_TUI_CONFIG"] = str(_ISOLATED / "no-config.toml")
 os.environ["XDG_DATA_HOME"] = str(_ISOLATED / "data")
-os.environ["XDG_STATE_HOME"] = str(_ISOLATED / "state")  # checkpoints' shadow repositories
+# The state folder: checkpoints' shadow repositories, spilled text.
+os.environ["XDG_STATE_HOME"] = str(_ISOLATED / "state")
 SCRIPTED_AGENT = TESTS / "agents" / "scripted_agent.py"
 SNAPSHOT_ROOT = REPO / "snapshots"
 

@@ -34,11 +34,11 @@ async def test_lines_split_across_reads_and_the_last_line_without_newline() -> N
 async def test_a_line_over_the_limit_is_reported_once_and_skipped() -> None:
     long_line = b"x" * 1000
     got = await frames(feed(b"ok\n", long_line[:300], long_line[300:], b"\nafter\n"), 100)
-    assert got == [b"ok", FrameTooLarge(), b"after", None]
+    assert got == [b"ok", FrameTooLarge(long_line[:300] + long_line[300:]), b"after", None]
 
 
 async def test_a_too_long_last_line_at_eof() -> None:
-    assert await frames(feed(b"y" * 500), 100) == [FrameTooLarge(), None]
+    assert await frames(feed(b"y" * 500), 100) == [FrameTooLarge(b"y" * 500), None]
 
 
 async def test_discarding_keeps_memory_small() -> None:
@@ -50,5 +50,16 @@ async def test_discarding_keeps_memory_small() -> None:
         await asyncio.sleep(0)
     assert len(frame_reader._buffer) < 100_000
     reader.feed_data(b"\nnext\n")
-    assert await pending == FrameTooLarge()
+    too_large = await pending
+    assert isinstance(too_large, FrameTooLarge)
+    assert too_large.head == b"z" * len(too_large.head) and 1000 < len(too_large.head) <= 16 * 1024
     assert await frame_reader.next() == b"next"
+
+
+async def test_a_discarded_line_keeps_its_head() -> None:
+    """The head is where a request's id is: the server answers with it (issue 12, point 3)."""
+    line = b'{"id":7,' + b"x" * 100_000
+    got = await frames(feed(line[:5000], line[5000:], b"\nnext\n"), 1000)
+    assert isinstance(got[0], FrameTooLarge)
+    assert got[0].head == line[: len(got[0].head)] and got[0].head.startswith(b'{"id":7,')
+    assert got[1:] == [b"next", None]

@@ -121,16 +121,25 @@ async def test_framing_errors_get_answers_and_the_host_keeps_serving(headless: A
     assert all(e["code"] == "protocol_error" for e in errors)
 
 
-async def test_a_line_over_8_mib_is_dropped_and_reported(headless: Any) -> None:
+async def test_a_line_over_8_mib_with_an_id_gets_a_frame_too_large_response(
+    headless: Any,
+) -> None:
+    """Issue 12, point 3: a program waiting on its request id must not hang."""
     client = await headless()
-    huge = (
-        b'{"version":1,"id":1,"method":"x","params":{"pad":"' + b"x" * (8 * 1024 * 1024) + b'"}}\n'
-    )
+    pad = b"x" * (8 * 1024 * 1024)
+    huge = b'{"version":1,"id":7,"method":"session.prompt","params":{"text":"' + pad + b'"}}\n'
+    answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    client._responses[7] = answer
     client.send_raw(huge)
-    event = await client.wait_event(lambda e: e["type"] == "error", timeout=20)
+    response = await asyncio.wait_for(answer, 30)
+    assert response["error"]["code"] == "frame_too_large"
+    # Without a usable id near its start, the line is reported as an event.
+    client.send_raw(b'{"version":1,"method":"x","params":{"pad":"' + pad + b'"},"id":8}\n')
+    event = await client.wait_event(lambda e: e["type"] == "error", timeout=30)
     assert event["code"] == "frame_too_large"
     after = await client.call("session.snapshot", {"sessionId": "none"})
     assert after["error"]["code"] == "not_found"
+    assert not any(f.get("id") == 8 for f in client.frames)
 
 
 async def test_cancel_is_served_while_a_prompt_runs(headless: Any, tmp_path: Path) -> None:

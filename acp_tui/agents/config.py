@@ -12,6 +12,10 @@
     session_new = 60                # ... to session/new
     stuck_input = 10                # an agent not reading its input is reported
 
+    [limits]
+    session_text_mib = 64           # text a session keeps; past it, large
+                                    # contents are cut (kept whole in files)
+
     [agents.mine]
     command = "node"                # no slash: looked up on PATH
     args = ["/opt/mine/agent.js", "--acp"]
@@ -45,6 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.agents import presets
+from acp_tui.core.budget import DEFAULT_BUDGET
 from acp_tui.core.history_store import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_SESSIONS
 from acp_tui.core.timeouts import Timeouts
 
@@ -61,12 +66,14 @@ TOP_LEVEL_KEYS = (
     "history",
     "timeouts",
     "registry",
+    "limits",
 )
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
 TIMEOUT_KEYS = ("initialize", "session_new", "stuck_input")
 REGISTRY_KEYS = ("run", "package")
 RUNNERS = ("npx", "uvx")
+LIMITS_KEYS = ("session_text_mib",)
 
 
 @dataclass(frozen=True)
@@ -173,6 +180,8 @@ class Config:
     timeouts: Timeouts = field(default_factory=Timeouts)
     #: ``[registry.ID]``: the user's answers about registry agents (agents/registry_consent.py).
     registry: dict[str, RegistryAnswer] = field(default_factory=dict)
+    #: ``[limits] session_text_mib``: characters of text a session keeps.
+    text_budget: int = DEFAULT_BUDGET
     #: Warnings for the user, one line each; the items they name were ignored.
     problems: list[str] = field(default_factory=list)
 
@@ -300,6 +309,7 @@ class _Loader:
             history=self._history(data.get("history")),
             timeouts=self._timeouts(data.get("timeouts")),
             registry=self._registry(data.get("registry")),
+            text_budget=self._limits(data.get("limits")),
             problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
         )
 
@@ -449,6 +459,27 @@ class _Loader:
             )
             age = defaults.max_age_days
         return HistorySettings(enabled, count, None if age is None else float(age))
+
+    def _limits(self, value: Any) -> int:
+        if value is None:
+            return DEFAULT_BUDGET
+        if not isinstance(value, dict):
+            self.warn(("limits",), f"limits must be a table (got {_kind(value)}); ignoring it")
+            return DEFAULT_BUDGET
+        for extra in value:
+            if extra not in LIMITS_KEYS:
+                self.warn(
+                    ("limits", extra),
+                    f"unknown key 'limits.{extra}'{_hint(extra, LIMITS_KEYS)}; ignoring it",
+                )
+        size = value.get("session_text_mib", DEFAULT_BUDGET / 2**20)
+        if isinstance(size, bool) or not isinstance(size, int | float) or size < 1:
+            self.warn(
+                ("limits", "session_text_mib"),
+                "limits.session_text_mib must be a number of MiB, at least 1; ignoring it",
+            )
+            return DEFAULT_BUDGET
+        return int(size * 2**20)
 
     def _timeouts(self, value: Any) -> Timeouts:
         defaults = Timeouts()

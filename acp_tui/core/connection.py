@@ -27,10 +27,11 @@ from pydantic import ValidationError
 
 from acp_tui import __version__
 from acp_tui.core.channel import EventHub
+from acp_tui.core.coalesce import Coalescer, stderr_summary
 from acp_tui.core.errors import HostError
 from acp_tui.core.events import Event
 from acp_tui.core.framing import READ_AHEAD
-from acp_tui.core.jsonrpc import JsonRpcPeer, PeerClosed, RpcId
+from acp_tui.core.jsonrpc import JsonRpcPeer, PeerClosed, RpcId, UnreadableAnswer
 from acp_tui.core.outbox import OutboxFull
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.process import AgentProcess
@@ -121,6 +122,9 @@ class AgentConnection:
         self._close_message = "the agent exited"
         self._permission_rpc: dict[RpcId, str] = {}
         self._early_updates: dict[str, list[Any]] = {}
+        # Floods of errors and stderr are coalesced ("… and N more like this").
+        self._errors = Coalescer(hub.publish)
+        self._stderr_events = Coalescer(hub.publish, stderr_summary)
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -213,6 +217,8 @@ class AgentConnection:
             code = process.returncode
             message = "the agent exited" + (f" (exit code {code})" if code is not None else "")
         self._close_message = message
+        self._errors.flush()
+        self._stderr_events.flush()
         tail = process.stderr_tail()
         if self._peer is not None:
             self._peer.close(PeerClosed(message))
@@ -260,6 +266,10 @@ class AgentConnection:
             raise self._timeout_error(method, timeout or 0) from None
         except PeerClosed:
             raise self._exited_error() from None
+        except UnreadableAnswer as exc:
+            raise HostError(
+                "protocol_error", f"the agent's answer to {method} could not be read: {exc}"
+            ) from None
         except OutboxFull as full:
             raise self._backlog_error(full) from None
         except RequestError as exc:
@@ -417,18 +427,20 @@ class AgentConnection:
 
     def _stderr(self, text: str) -> None:
         for start in range(0, len(text), STDERR_EVENT_CHARS):
-            self._hub.publish(
+            self._stderr_events.offer(
+                "stderr",
                 Event(
                     "agent-stderr",
                     {
                         "connectionId": self.connection_id,
                         "text": text[start : start + STDERR_EVENT_CHARS],
                     },
-                )
+                ),
             )
 
     def _protocol_error(self, text: str) -> None:
-        self._hub.publish(
+        self._errors.offer(
+            "protocol_error",
             Event(
                 "error",
                 {
@@ -436,7 +448,7 @@ class AgentConnection:
                     "message": f"agent {self.agent_name}: {text}",
                     "connectionId": self.connection_id,
                 },
-            )
+            ),
         )
 
     def set_trace(self, enabled: bool) -> None:

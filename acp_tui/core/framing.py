@@ -7,7 +7,8 @@ only past twice that limit). Accepting 64 MiB lines that way would let 128
 MiB of an agent's output pile up in memory while the host is not reading it.
 So the reader here is created with a small limit (little read-ahead) and
 lines are assembled in our own buffer, up to ``max_frame`` bytes; a longer
-line is reported once as :class:`FrameTooLarge` and the rest of it is
+line is reported once as :class:`FrameTooLarge` (with its first
+:data:`HEAD_BYTES`, where a request's id usually is) and the rest of it is
 discarded, so the next line is read normally.
 """
 
@@ -19,11 +20,15 @@ from dataclasses import dataclass
 #: What the underlying StreamReader may buffer ahead (it pauses past twice this).
 READ_AHEAD = 256 * 1024
 _READ_SIZE = 64 * 1024
+#: How much of a discarded line is kept (to answer the request it carried).
+HEAD_BYTES = 16 * 1024
 
 
 @dataclass(frozen=True, slots=True)
 class FrameTooLarge:
-    """A line longer than the limit was discarded."""
+    """A line longer than the limit was discarded; ``head`` is how it began."""
+
+    head: bytes = b""
 
 
 class FrameReader:
@@ -36,7 +41,7 @@ class FrameReader:
 
     async def next(self) -> bytes | FrameTooLarge | None:
         """The next line (without its ``\\n``), FrameTooLarge, or None at the end."""
-        discarding = False
+        head: bytes | None = None  # set while discarding a line too long
         while True:
             buffer = self._buffer
             end = buffer.find(b"\n", self._start)
@@ -46,20 +51,25 @@ class FrameReader:
                 if self._start > _READ_SIZE:
                     del buffer[: self._start]
                     self._start = 0
-                if discarding or len(line) > self._max_frame:
-                    return FrameTooLarge()
+                if head is not None:
+                    return FrameTooLarge(head)
+                if len(line) > self._max_frame:
+                    return FrameTooLarge(line[:HEAD_BYTES])
                 return line
             if len(buffer) - self._start > self._max_frame:
-                # Too long already: keep nothing of it, wait for its end.
-                discarding = True
+                # Too long already: keep only its head, wait for its end.
+                if head is None:
+                    head = bytes(buffer[self._start : self._start + HEAD_BYTES])
                 del buffer[:]
                 self._start = 0
             if self._eof:
                 rest = bytes(buffer[self._start :])
                 del buffer[:]
                 self._start = 0
-                if discarding:
-                    return FrameTooLarge()
+                if head is not None:
+                    return FrameTooLarge(head)
+                if len(rest) > self._max_frame:
+                    return FrameTooLarge(rest[:HEAD_BYTES])
                 return rest if rest else None
             data = await self._reader.read(_READ_SIZE)
             if not data:

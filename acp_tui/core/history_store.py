@@ -16,7 +16,9 @@ Layout: ``$XDG_DATA_HOME/acp-tui/sessions/<session>.jsonl`` (default
 
 Writes are appends of the entries the session marked as changed, flushed and
 fsync'ed whenever the session's status changes (a turn starts or ends, the
-agent goes away). A crash can only tear
+agent goes away). A record keeps at most 1 MiB of any one string: the rest
+of it is in a file of the session's spill folder, named in a marker (the
+records stay small, a 16 MB reply is written once, not at every flush). A crash can only tear
 the last line: reading skips it with a warning, and the next recorder on that
 file cuts it off before appending. Retention: the oldest files beyond
 ``max_sessions`` or older than ``max_age_days`` are deleted by :meth:`prune`
@@ -38,6 +40,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from acp_tui.core.budget import Spill, bounded_record
+from acp_tui.core.json_frames import dumps, to_utf8
 
 if TYPE_CHECKING:
     from acp_tui.core.session import Session
@@ -205,6 +210,8 @@ class SessionRecorder:
         self._dirty: set[int] | None = None
         self._title: str | None = None
         self.failed = False
+        #: Where a string too long for a record is kept (see core/budget.py).
+        self.spill: Spill | None = None
 
     def changed(self, index: int | None) -> None:
         """Entry ``index`` was appended or changed (None: any may have)."""
@@ -231,7 +238,7 @@ class SessionRecorder:
             records.append({"type": "title", "title": session.title})
         if not records:
             return
-        data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
+        data = b"".join(_record_line(bounded_record(r, self.spill)) for r in records)
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
@@ -243,6 +250,16 @@ class SessionRecorder:
             # History is a convenience: losing it must never break the session.
             self.failed = True
             log.warning("cannot write the session history (%s); history is off for it", exc)
+
+
+def _record_line(record: dict[str, Any]) -> bytes:
+    """One record as a line; what cannot be written (a lone surrogate that
+    slipped through, a non-finite number) is replaced, never an exception."""
+    try:
+        return to_utf8(dumps(record, compact=False)) + b"\n"
+    except ValueError as exc:
+        log.warning("a history record could not be written (%s); skipped", exc)
+        return b""
 
 
 def read_transcript(path: Path) -> Transcript:

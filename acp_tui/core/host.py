@@ -21,10 +21,12 @@ from acp.schema import PromptRequest
 from pydantic import ValidationError
 
 from acp_tui import ACP_HOST_VERSION
+from acp_tui.core.budget import DEFAULT_BUDGET, Spill, TextBudget, default_spill_root
 from acp_tui.core.channel import DEFAULT_CAPACITY, EventChannel, EventHub
 from acp_tui.core.connection import AgentConnection, AgentSpec, next_connection_id
 from acp_tui.core.errors import HostError, is_auth_required
-from acp_tui.core.history_store import HistoryStore
+from acp_tui.core.history_store import HistoryStore, file_name
+from acp_tui.core.json_frames import fix_surrogates
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.session import CANCEL_GRACE_SECONDS, Session
 from acp_tui.core.timeouts import Timeouts
@@ -45,9 +47,15 @@ class Host:
         base_env: Mapping[str, str] | None = None,
         cancel_grace: float = CANCEL_GRACE_SECONDS,
         history: HistoryStore | None = None,
+        text_budget: int = DEFAULT_BUDGET,
+        spill_root: Path | None = None,
         timeouts: Timeouts | None = None,
     ) -> None:
         self.hub = EventHub()
+        #: Characters of text each session may hold; past it, large contents are
+        #: cut and kept in full in files under ``spill_root`` (core/budget.py).
+        self.text_budget = text_budget
+        self.spill_root = spill_root if spill_root is not None else default_spill_root()
         self.timeouts = timeouts or Timeouts()
         #: Where sessions' transcripts are kept (None: nowhere).
         self.history = history
@@ -213,6 +221,7 @@ class Host:
             extra_roots=[*self.extra_roots, *(Path(r).resolve() for r in allow_roots)],
             base_env=self.base_env,
             cancel_grace=self.cancel_grace,
+            budget=TextBudget(self.text_budget, Spill(self.spill_root / spill_name(session_id))),
         )
         if not resumed:
             self._record(session, connection)
@@ -272,6 +281,7 @@ class Host:
                 cwd=session.cwd,
                 resumed=resumed,
             )
+            session.recorder.spill = session.budget.spill
         except OSError as exc:
             log.warning("no history for this session: %s", exc)
 
@@ -299,7 +309,8 @@ class Host:
         except ValidationError as exc:
             raise HostError("invalid_params", f"invalid prompt ({describe(exc)})") from None
         wire = request.model_dump(mode="json", by_alias=True, exclude_none=True)["prompt"]
-        return await session.prompt(wire)
+        # Text from a front end (a paste, a file name) may hold lone surrogates.
+        return await session.prompt(fix_surrogates(wire))
 
     async def cancel(self, session_id: str) -> None:
         await self.session(session_id).cancel()
@@ -371,6 +382,11 @@ async def _agent_sessions(connection: AgentConnection, cwd: Path | None) -> list
         params = {**params, "cursor": cursor}
     sessions.sort(key=lambda s: str(s.get("updatedAt") or ""), reverse=True)
     return sessions
+
+
+def spill_name(session_id: str) -> str:
+    """The folder name of a session's spill files (safe, unique per id)."""
+    return file_name(session_id).removesuffix(".jsonl")
 
 
 def _directory(cwd: str | Path | None) -> Path:

@@ -23,13 +23,18 @@ Here:
   send raises :class:`~acp_tui.core.outbox.OutboxFull`.
 * ``$/cancel_request`` ends the matching incoming request (error -32800),
   unless ``on_cancel_request`` handles it (a permission answers cancelled).
+* A frame that cannot be used (over ``max_frame``, nested too deep, not
+  JSON) is a protocol error for that one frame (json_frames.py), never the
+  end of the connection. When it was an answer to one of our requests (its
+  id is readable near its start), that request fails with
+  :class:`UnreadableAnswer` instead of waiting for ever; when it was a
+  request, the agent gets an "invalid request" error for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -37,6 +42,7 @@ from typing import Any
 from acp import RequestError
 
 from acp_tui.core.framing import FrameReader, FrameTooLarge
+from acp_tui.core.json_frames import BadFrame, decode_frame, encode_frame, top_level_fields
 from acp_tui.core.outbox import DEFAULT_LIMIT, DEFAULT_STUCK_AFTER, Outbox, OutboxFull
 
 log = logging.getLogger(__name__)
@@ -47,6 +53,7 @@ NotificationHandler = Callable[[str, Any], None]
 FrameObserver = Callable[[str, dict[str, Any]], None]
 
 REQUEST_CANCELLED = -32800
+INVALID_REQUEST = -32600
 DEFAULT_MAX_FRAME = 64 * 1024 * 1024
 #: Ids of requests we gave up waiting for, kept so a late answer is not an error.
 ABANDONED_IDS = 256
@@ -54,6 +61,10 @@ ABANDONED_IDS = 256
 
 class PeerClosed(Exception):
     """The other side went away; outstanding requests fail with this."""
+
+
+class UnreadableAnswer(Exception):
+    """The answer to a request arrived but could not be read (too large, too deep)."""
 
 
 class JsonRpcPeer:
@@ -106,7 +117,7 @@ class JsonRpcPeer:
 
     def _send(self, message: dict[str, Any]) -> None:
         """Queue ``message`` for the agent (never waits for it to read)."""
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        data = encode_frame(message)
         try:
             self._outbox.put(data)
         except (OutboxFull, PeerClosed):
@@ -161,9 +172,13 @@ class JsonRpcPeer:
             if frame is None:
                 break
             if isinstance(frame, FrameTooLarge):
-                self._protocol_error(f"dropped a message over {self._max_frame} bytes")
+                self._unusable(frame.head, f"over {self._max_frame} bytes")
                 continue
-            self._dispatch_frame(frame)
+            try:
+                self._dispatch_frame(frame)
+            except Exception:  # one bad frame must never end the connection
+                log.exception("an agent frame could not be handled")
+                self._protocol_error("could not handle a message")
             if self._has_room is not None and not self._has_room():
                 assert self._wait_ready is not None
                 await self._wait_ready()
@@ -176,13 +191,34 @@ class JsonRpcPeer:
         if self._on_protocol_error is not None:
             self._on_protocol_error(text)
 
+    def _unusable(self, head: bytes, reason: str) -> None:
+        """A frame we dropped: fail or refuse the request it carried, if any."""
+        fields = top_level_fields(head)
+        rpc_id = fields.get("id")
+        method = fields.get("method")
+        self._protocol_error(
+            f"dropped a message {reason}" + (f" ({method})" if isinstance(method, str) else "")
+        )
+        if isinstance(method, str):
+            if isinstance(rpc_id, int | str) and not isinstance(rpc_id, bool):
+                error = {"code": INVALID_REQUEST, "message": f"Invalid request: {reason}"}
+                with contextlib.suppress(PeerClosed, OutboxFull):
+                    self._send({"jsonrpc": "2.0", "id": rpc_id, "error": error})
+            return
+        future = self._outgoing.get(rpc_id) if type(rpc_id) is int else None
+        if future is not None and not future.done():
+            future.set_exception(UnreadableAnswer(f"the answer was {reason}"))
+
     def _dispatch_frame(self, frame: bytes) -> None:
         if not frame.strip():
             return
         try:
-            message = json.loads(frame)
-        except ValueError:
-            self._protocol_error(f"not JSON: {frame[:120]!r}")
+            message = decode_frame(frame)
+        except BadFrame as exc:
+            if exc.deep:
+                self._unusable(frame, exc.reason)
+            else:
+                self._protocol_error(f"{exc.reason}: {frame[:120]!r}")
             return
         if not isinstance(message, dict):
             self._protocol_error(f"not a JSON object: {frame[:120]!r}")
@@ -214,9 +250,10 @@ class JsonRpcPeer:
             return
         if "error" in message:
             error = message["error"] if isinstance(message["error"], dict) else {}
+            code = error.get("code")
             future.set_exception(
                 RequestError(
-                    int(error.get("code", -32603)),
+                    code if type(code) is int else -32603,
                     str(error.get("message", "error")),
                     error.get("data"),
                 )

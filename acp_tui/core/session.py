@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from acp_tui.core import fs
+from acp_tui.core.budget import TextBudget
 from acp_tui.core.channel import EventHub
+from acp_tui.core.coalesce import Coalescer
 from acp_tui.core.entries import ToolCallEntry
 from acp_tui.core.errors import HostError
 from acp_tui.core.events import Event
@@ -29,7 +31,7 @@ from acp_tui.core.history_store import SessionRecorder
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.session_tools import SessionTools
 from acp_tui.core.thread import Thread
-from acp_tui.core.updates import apply_update
+from acp_tui.core.updates import account_tool_call, admit_tool_call, apply_update
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +75,7 @@ class Session:
         extra_roots: list[Path],
         base_env: Mapping[str, str] | None = None,
         cancel_grace: float = CANCEL_GRACE_SECONDS,
+        budget: TextBudget | None = None,
     ) -> None:
         self.session_id = session_id
         self.agent_session_id = agent_session_id
@@ -96,6 +99,10 @@ class Session:
         self._closing_tasks: set[asyncio.Task[None]] = set()
         #: Appends the transcript to the local history (None: not kept).
         self.recorder: SessionRecorder | None = None
+        #: A flood of errors (malformed updates) is coalesced.
+        self._errors = Coalescer(self.commit)
+        #: The text its entries may hold; what does not fit goes to files.
+        self.budget = budget if budget is not None else TextBudget()
 
     # -- committing ------------------------------------------------------
 
@@ -114,11 +121,12 @@ class Session:
             self.recorder.flush(self)
 
     def report_error(self, code: str, message: str) -> None:
-        self.commit(Event("error", {"code": code, "message": message}))
+        self._errors.offer(code, Event("error", {"code": code, "message": message}))
 
     def set_status(
         self, status: Status, *, stop_reason: str | None = None, message: str | None = None
     ) -> None:
+        self._errors.flush()  # a turn's summary of errors comes before its end
         self.status = status
         self.save_history()
         data: dict[str, Any] = {"status": status}
@@ -150,6 +158,7 @@ class Session:
         """The entry a permission request is about, created from the
         request's ``toolCall`` when the agent never announced it."""
         fields = {key: value for key, value in tool_call.items() if key != "status"}
+        fields = admit_tool_call(self, fields)
         if "content" in fields:
             fields["content"] = self.tools.fill_terminals(fields["content"])
         found = self.thread.tool_call(str(fields["toolCallId"]))
@@ -160,6 +169,7 @@ class Session:
             event, entry, _ = self.thread.update_tool_call(fields)
         else:
             return found[1]
+        account_tool_call(self, entry)
         self.commit(event)
         self.tools.watch_terminals(entry)
         return entry

@@ -105,6 +105,22 @@ class Thread:
             last.content.append(block)
         return self.touch(len(self.entries) - 1)
 
+    def text_target(self, chunk_type: ChunkType, message_id: str | None) -> Chunk | None:
+        """The chunk :meth:`add_text` would extend (None: it would start one)."""
+        last = self.entries[-1] if self.entries else None
+        if not isinstance(last, AssistantEntry) or not last.chunks:
+            return None
+        tail = last.chunks[-1]
+        if tail.type == chunk_type and ids_compatible(tail.message_id, message_id):
+            return tail
+        return None
+
+    def last_chunk(self) -> tuple[int, int]:
+        """(entry index, chunk index) of the chunk text was last added to."""
+        last = self.entries[-1]
+        assert isinstance(last, AssistantEntry)
+        return len(self.entries) - 1, len(last.chunks) - 1
+
     def add_text(self, chunk_type: ChunkType, text: str, message_id: str | None) -> Event:
         entries = self.entries
         last = entries[-1] if entries else None

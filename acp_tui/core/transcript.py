@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from acp_tui.core.content_text import clean, one_line, terminal_text
 from acp_tui.core.entries import Entry
 
 __all__ = ["ExportError", "default_export_name", "fence", "to_markdown", "write_markdown"]
@@ -52,15 +53,6 @@ KIND_ICONS: dict[str, str] = {
 NOTICE_LABELS: dict[str, str] = {"info": "ℹ Note", "warning": "⚠ Warning", "error": "✗ Error"}
 SLUG_LIMIT = 48
 
-# C0/C1 control characters except tab and newline.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Escape sequences a terminal would interpret: CSI, OSC (to BEL or ST), others.
-_ANSI = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-    r"|\x1b[ -/]*[0-~]"
-)
 _BACKTICKS = re.compile("`+")
 # A fence opener / closer at 0-3 spaces of indentation (CommonMark).
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
@@ -74,18 +66,6 @@ class ExportError(Exception):
 
 
 # -- text helpers -------------------------------------------------------------------
-
-
-def clean(text: str) -> str:
-    """``text`` without escape sequences or control characters; LF line ends."""
-    text = text.replace("\r\n", "\n")
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    return _CONTROL.sub("", text)
-
-
-def one_line(text: str) -> str:
-    return " ".join(clean(text).split())
 
 
 def escape(text: str) -> str:
@@ -173,17 +153,6 @@ def _trim(text: str) -> str:
     while lines and not lines[0].strip():
         lines.pop(0)
     return "\n".join(lines)
-
-
-def terminal_text(output: str) -> str:
-    """Terminal output as plain text: escapes dropped, ``\\r`` overwrites applied."""
-    lines = []
-    for line in output.replace("\r\n", "\n").split("\n"):
-        if "\r" in line:  # a carriage return overwrites: keep what was drawn last
-            parts = [part for part in line.split("\r") if part]
-            line = parts[-1] if parts else ""
-        lines.append(line)
-    return clean("\n".join(lines)).rstrip("\n")
 
 
 class _Paths:

@@ -26,7 +26,8 @@ from acp.schema import (
 )
 from pydantic import BaseModel, ValidationError
 
-from acp_tui.core.entries import FINISHED_STATUSES, describe_block
+from acp_tui.core.budget import DELTA_LIMIT, text_size
+from acp_tui.core.entries import FINISHED_STATUSES, ChunkType, ToolCallEntry, describe_block
 from acp_tui.core.events import Event
 from acp_tui.core.validation import describe
 
@@ -73,33 +74,65 @@ def _message_id(update: dict[str, Any]) -> str | None:
     return message_id if isinstance(message_id, str) else None
 
 
+def add_text(session: Session, chunk_type: ChunkType, text: str, message_id: str | None) -> None:
+    """A reply's text, within the session's budget, in deltas of bounded size."""
+    thread = session.thread
+    target = thread.text_target(chunk_type, message_id)
+    delta = session.budget.admit_delta(
+        thread.last_chunk() if target is not None else None,
+        lambda: target.text if target is not None else "",
+        text,
+    )
+    if delta.dropped:
+        return
+    text = delta.text
+    for start in range(0, max(len(text), 1), DELTA_LIMIT):
+        session.commit(thread.add_text(chunk_type, text[start : start + DELTA_LIMIT], message_id))
+    if delta.marked:
+        session.budget.spill_rest(thread.last_chunk(), delta.rest_to)
+
+
 def _agent_message(session: Session, update: dict[str, Any]) -> None:
-    session.commit(session.thread.add_text("message", _text_of(update), _message_id(update)))
+    add_text(session, "message", _text_of(update), _message_id(update))
 
 
 def _agent_thought(session: Session, update: dict[str, Any]) -> None:
-    session.commit(session.thread.add_text("thought", _text_of(update), _message_id(update)))
+    add_text(session, "thought", _text_of(update), _message_id(update))
 
 
 def _user_message(session: Session, update: dict[str, Any]) -> None:
-    chunk = ContentChunk.model_validate(update)
-    session.commit(session.thread.add_user_chunk(_wire(chunk.content)))
+    block = _wire(ContentChunk.model_validate(update).content)
+    if isinstance(block.get("text"), str):
+        block["text"] = session.budget.admit(block["text"])
+    session.commit(session.thread.add_user_chunk(block))
+
+
+def admit_tool_call(session: Session, fields: dict[str, Any]) -> dict[str, Any]:
+    """A tool call's fields with what is too long cut (the session's budget)."""
+    budget = session.budget
+    return budget.admit_tool_call(fields, budget.tool_call_size(str(fields["toolCallId"])))
+
+
+def account_tool_call(session: Session, entry: ToolCallEntry) -> None:
+    parts = [entry.title, entry.content, entry.locations, entry.raw_input, entry.raw_output]
+    session.budget.account_tool_call(entry.tool_call_id, text_size(parts))
 
 
 def _tool_call(session: Session, update: dict[str, Any]) -> None:
-    fields = _wire(ToolCallStart.model_validate(update))
+    fields = admit_tool_call(session, _wire(ToolCallStart.model_validate(update)))
     pending = session.permissions.for_tool_call(session, fields["toolCallId"])
     if pending is not None:
         # Replaced, whatever the new status: the old request can never be answered.
         session.permissions.cancel_quietly(pending, status=None)
     fields["content"] = session.tools.fill_terminals(fields.get("content"))
     event, entry, _replaced = session.thread.upsert_tool_call(fields)
+    account_tool_call(session, entry)
     session.commit(event)
     session.tools.watch_terminals(entry)
 
 
 def _tool_call_update(session: Session, update: dict[str, Any]) -> None:
-    fields = _wire(ToolCallProgress.model_validate(update))
+    fields = admit_tool_call(session, _wire(ToolCallProgress.model_validate(update)))
     if fields.get("status") in FINISHED_STATUSES:
         pending = session.permissions.for_tool_call(session, fields["toolCallId"])
         if pending is not None:
@@ -107,6 +140,7 @@ def _tool_call_update(session: Session, update: dict[str, Any]) -> None:
     if "content" in fields:
         fields["content"] = session.tools.fill_terminals(fields["content"])
     event, entry, _created = session.thread.update_tool_call(fields)
+    account_tool_call(session, entry)
     session.commit(event)
     session.tools.watch_terminals(entry)
 

@@ -6,21 +6,27 @@ never blocks a ``session.cancel``), every request gets exactly one
 response, and a response is written only after every event committed
 before it was written (a channel barrier): the ``session.prompt`` answer
 follows the last event of its turn. stdout carries frames only.
+
+No line can take the host down: lines are decoded by core/json_frames.py
+(lone surrogates replaced, nesting bounded), a line that is too long or too
+deep but names a usable ``id`` near its start gets an error *response* with
+that id, and writing a frame never fails on what the frame holds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
 from acp_tui.core.channel import ChannelClosed, EventChannel
+from acp_tui.core.coalesce import Coalescer
 from acp_tui.core.errors import HostError
 from acp_tui.core.events import Event
 from acp_tui.core.framing import FrameReader, FrameTooLarge
 from acp_tui.core.host import Host
+from acp_tui.core.json_frames import BadFrame, decode_frame, encode_frame, top_level_fields
 from acp_tui.server.methods import Methods
 from acp_tui.server.stdio import LineSink
 
@@ -30,8 +36,23 @@ MAX_FRAME = 8 * 1024 * 1024
 MAX_ID = 2**32 - 1
 
 
+def usable_id(value: Any) -> int | None:
+    """``value`` when it is a request id of this protocol (an integer, u32)."""
+    if type(value) is int and 0 <= value <= MAX_ID:
+        return value
+    return None
+
+
 def encode(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    """``message`` as one line; one that cannot be written becomes an ``internal`` error."""
+    try:
+        return encode_frame(message)
+    except ValueError as exc:
+        log.error("a frame could not be written: %s", exc)
+        error = {"code": "internal", "message": f"a frame could not be written ({exc})"}
+        if "id" in message:
+            return encode_frame({"version": 1, "id": message["id"], "error": error})
+        return encode_frame({"version": 1, "event": {"type": "error", **error}})
 
 
 class HeadlessServer:
@@ -44,6 +65,7 @@ class HeadlessServer:
         self._requests: dict[asyncio.Task[None], int] = {}
         self._stopping = asyncio.Event()
         self._sink_broken = False
+        self._errors = Coalescer(self.host.hub.publish)
 
     # -- output --------------------------------------------------------------
 
@@ -63,7 +85,12 @@ class HeadlessServer:
                 event = await self._channel.get()
             except ChannelClosed:
                 return
-            await self._write({"version": 1, "event": event.to_wire()})
+            try:
+                wire = event.to_wire()
+            except Exception:  # never let one event stop the writer for good
+                log.exception("an event could not be written")
+                wire = {"type": "error", "code": "internal", "message": "an event was lost"}
+            await self._write({"version": 1, "event": wire})
 
     async def _respond(self, rpc_id: int, result: dict[str, Any]) -> None:
         await self._channel.barrier()
@@ -74,8 +101,15 @@ class HeadlessServer:
         await self._write({"version": 1, "id": rpc_id, "error": error.to_wire()})
 
     def _error_event(self, code: str, message: str) -> None:
-        # Not tied to a session: goes through the hub like every other event.
-        self.host.hub.publish(Event("error", {"code": code, "message": message}))
+        # Not tied to a session: goes through the hub like every other event
+        # (a flood of bad lines is coalesced: "… and N more like this").
+        self._errors.offer(code, Event("error", {"code": code, "message": message}))
+
+    def _answer_error(self, rpc_id: int, error: HostError) -> None:
+        """Answer request ``rpc_id`` with ``error`` (in turn, like any response)."""
+        task = asyncio.ensure_future(self._respond_error(rpc_id, error))
+        self._requests[task] = rpc_id
+        task.add_done_callback(self._requests.pop)
 
     # -- input ---------------------------------------------------------------
 
@@ -89,6 +123,7 @@ class HeadlessServer:
         finally:
             reading.cancel()
             stopping.cancel()
+            self._errors.flush()
             await self._finish()
             self._channel.close()
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
@@ -104,7 +139,13 @@ class HeadlessServer:
             if frame is None:
                 return
             if isinstance(frame, FrameTooLarge):
-                self._error_event("frame_too_large", f"a line over {MAX_FRAME} bytes was dropped")
+                # A program waiting for its request's answer must get one.
+                text = f"a line over {MAX_FRAME} bytes was dropped"
+                rpc_id = usable_id(top_level_fields(frame.head).get("id"))
+                if rpc_id is None:
+                    self._error_event("frame_too_large", text)
+                else:
+                    self._answer_error(rpc_id, HostError("frame_too_large", text))
                 continue
             self._handle_line(frame)
 
@@ -112,15 +153,20 @@ class HeadlessServer:
         if not line.strip():
             return
         try:
-            message = json.loads(line)
-        except ValueError:
-            self._error_event("protocol_error", "a line is not valid JSON")
+            message = decode_frame(line)
+        except BadFrame as exc:
+            rpc_id = usable_id(top_level_fields(line).get("id")) if exc.deep else None
+            if rpc_id is None:
+                self._error_event("protocol_error", f"a line is {exc.reason}")
+            else:
+                error = HostError("protocol_error", f"the request is {exc.reason}")
+                self._answer_error(rpc_id, error)
             return
         if not isinstance(message, dict):
             self._error_event("protocol_error", "a line is not a JSON object")
             return
-        rpc_id = message.get("id")
-        if isinstance(rpc_id, bool) or not isinstance(rpc_id, int) or not 0 <= rpc_id <= MAX_ID:
+        rpc_id = usable_id(message.get("id"))
+        if rpc_id is None:
             self._error_event("protocol_error", "a request has no usable id (an integer, u32)")
             return
         task = asyncio.ensure_future(self._run_request(rpc_id, message))
@@ -129,7 +175,8 @@ class HeadlessServer:
 
     async def _run_request(self, rpc_id: int, message: dict[str, Any]) -> None:
         try:
-            if message.get("version") != 1:
+            version = message.get("version")
+            if type(version) is not int or version != 1:  # true == 1 in Python
                 raise HostError("protocol_error", "version must be 1")
             method = message.get("method")
             if method == "shutdown":

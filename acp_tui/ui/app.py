@@ -20,10 +20,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
+from textual.notifications import SeverityLevel
 from textual.widgets import Static, TextArea
 
+from acp_tui.core.budget import DEFAULT_BUDGET
 from acp_tui.core.channel import ChannelClosed, EventChannel
 from acp_tui.core.connection import AgentConnection, AgentSpec
+from acp_tui.core.content_text import clean, one_line
 from acp_tui.core.entries import Entry, NoticeEntry
 from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.events import Event
@@ -153,12 +156,27 @@ class AcpApp(App[int]):
         if isinstance(self._driver, SafeLinuxDriver):
             self._driver.restore_now()
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every toast, whatever asks for it: its text often quotes an agent
+        (an error it answered), so it is cleaned and never read as markup."""
+        super().notify(
+            clean(message), title=one_line(title), severity=severity, timeout=timeout, markup=False
+        )
+
     # -- layout ------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield EntryLog(self.source, id="log")
         yield PlanPanel(id="plan")
-        yield QueueLine(id="queue")
+        yield QueueLine(id="queue", markup=False)
         yield PromptInput(id="prompt")
         yield StatusBar(id="status")
 
@@ -252,8 +270,8 @@ class AcpApp(App[int]):
 
     def _welcome(self, connection: AgentConnection) -> str:
         info = connection.init_result.get("agentInfo") or {}
-        name = str(info.get("title") or info.get("name") or self.spec.display_name)
-        version = f" {info['version']}" if info.get("version") else ""
+        name = one_line(str(info.get("title") or info.get("name") or self.spec.display_name))
+        version = f" {one_line(str(info['version']))}" if info.get("version") else ""
         lines = [
             f"{name}{version} is ready in {self.cwd.name or self.cwd}",
             "",
@@ -384,7 +402,7 @@ class AcpApp(App[int]):
         line = self.query_one(QueueLine)
         line.set_class(bool(self.queued), "-queued")
         if self.queued:
-            shown = [f"⏳ queued: {text.splitlines()[0][:100]}" for text in self.queued[:3]]
+            shown = [f"⏳ queued: {one_line(text)[:100]}" for text in self.queued[:3]]
             if len(self.queued) > 3:
                 shown.append(f"… and {len(self.queued) - 3} more")
             line.update("\n".join(shown))
@@ -552,7 +570,10 @@ def run_tui(
     history: HistoryStore | None = None,
     notices: list[str] | None = None,
     timeouts: Timeouts | None = None,
+    text_budget: int = DEFAULT_BUDGET,
 ) -> int:
-    host = Host(extra_roots=extra_roots, history=history, timeouts=timeouts)
+    host = Host(
+        extra_roots=extra_roots, history=history, timeouts=timeouts, text_budget=text_budget
+    )
     app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume, notices=notices)
     return run_guarded(app)

@@ -18,6 +18,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import events
 
+from acp_tui.core.content_text import clean, one_line
 from acp_tui.core.entries import ToolCallEntry
 from acp_tui.core.errors import HostError
 from acp_tui.ui.render import ThemePalette
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from acp_tui.ui.app import AcpApp
 
 PREVIEW_LINES = 400
+#: Characters of a tool call's text (or command, or raw input) the preview shows.
+PREVIEW_CHARS = 20_000
 #: After a dialog closes, typed characters are ignored this long (a doubled
 #: "yy" must not put a "y" in the draft).
 KEY_REPEAT_GUARD = 0.3
@@ -74,12 +77,9 @@ class PermissionFlow:
             entry = found[1] if found is not None else None
             prompt = PermissionPrompt(
                 request_id=request_id,
-                title=entry.title if entry is not None else pending.tool_call_id,
+                title=one_line(entry.title if entry is not None else pending.tool_call_id),
                 tool_kind=entry.tool_kind if entry is not None else "other",
-                options=[
-                    {k: str(v) for k, v in option.items() if k in ("optionId", "name", "kind")}
-                    for option in pending.options
-                ],
+                options=[_shown_option(option) for option in pending.options],
                 preview=preview(entry, self._palette()) if entry else None,
                 locations=_locations(entry),
                 position=1,
@@ -118,6 +118,14 @@ class PermissionFlow:
             self._show_next()
 
 
+def _shown_option(option: dict[str, Any]) -> dict[str, str]:
+    """An option as the dialog shows it: its name cleaned (the id is kept
+    exactly: it is what the agent is answered with)."""
+    shown = {k: str(v) for k, v in option.items() if k in ("optionId", "name", "kind")}
+    shown["name"] = one_line(shown.get("name") or shown.get("optionId", ""))
+    return shown
+
+
 def _locations(entry: ToolCallEntry | None) -> list[str]:
     if entry is None:
         return []
@@ -125,7 +133,7 @@ def _locations(entry: ToolCallEntry | None) -> list[str]:
     for location in entry.locations:
         path = str(location.get("path", ""))
         line = location.get("line")
-        shown.append(f"{path}:{line}" if line else path)
+        shown.append(one_line(f"{path}:{line}" if line else path))
     return shown
 
 
@@ -138,14 +146,15 @@ def preview(entry: ToolCallEntry, palette: ThemePalette) -> RenderableType | Non
         elif item.get("type") == "content":
             block = item.get("content") or {}
             if block.get("type") == "text" and block.get("text"):
-                parts.append(Text(str(block["text"])))
+                parts.append(Text(clean(str(block["text"])[:PREVIEW_CHARS])))
     if not parts and isinstance(entry.raw_input, dict):
         command = entry.raw_input.get("command")
         if isinstance(command, str | list):
             shown = command if isinstance(command, str) else " ".join(map(str, command))
-            parts.append(Text("$ " + shown, style="bold"))
+            parts.append(Text("$ " + clean(shown[:PREVIEW_CHARS]), style="bold"))
         else:
-            parts.append(Text(json.dumps(entry.raw_input, indent=2, ensure_ascii=False)))
+            raw = json.dumps(entry.raw_input, indent=2, ensure_ascii=False, default=str)
+            parts.append(Text(clean(raw[:PREVIEW_CHARS])))
     if not parts:
         return None
     return Group(*parts)
@@ -154,7 +163,7 @@ def preview(entry: ToolCallEntry, palette: ThemePalette) -> RenderableType | Non
 def _diff(item: dict[str, Any], palette: ThemePalette) -> Text:
     old = item.get("oldText")
     new = str(item.get("newText") or "")
-    path = str(item.get("path", ""))
+    path = one_line(str(item.get("path", "")))
     text = Text()
     text.append(f"{path}{'  (new file)' if old is None else ''}\n", style="bold")
     lines = difflib.unified_diff(str(old or "").splitlines(), new.splitlines(), lineterm="", n=3)
@@ -169,5 +178,5 @@ def _diff(item: dict[str, Any], palette: ThemePalette) -> Text:
         if count >= PREVIEW_LINES:
             text.append("… (diff continues)\n")
             break
-        text.append(line + "\n", style=styles.get(line[:1], ""))
+        text.append(clean(line) + "\n", style=styles.get(line[:1], ""))
     return text

@@ -9,6 +9,10 @@ within a few hundred milliseconds and a steady stream keeps up with its
 source. The state is per entry, one target per chunk; a new target that
 starts with the old one only adds its suffix to the backlog, an unrelated
 one replaces the text outright, an identical one does nothing.
+
+A backlog over :data:`FLUSH_BACKLOG` characters (one huge chunk) is shown
+at once: drawn 8% a frame, 16 MB would take some 200 frames, each of them
+re-rendering a text of megabytes.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import math
 import unicodedata
 
 REVEAL_FRACTION = 0.08
+FLUSH_BACKLOG = 256 * 1024
 
 _ZWJ = "\u200d"
 
@@ -118,7 +123,10 @@ class RevealState:
 
     def step(self) -> bool:
         """Reveal one frame's worth; returns whether anything changed."""
-        budget = reveal_count(self.backlog)
+        backlog = self.backlog
+        if backlog > FLUSH_BACKLOG:
+            return self.flush()
+        budget = reveal_count(backlog)
         if not budget:
             return False
         for index, text in enumerate(self.targets):

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import select
+import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ptyprocess import PtyProcess
 from textual.pilot import Pilot
 
 from acp_tui.core.connection import AgentSpec
@@ -104,3 +109,54 @@ def screen_text(app: AcpApp) -> str:
     """What the log shows right now, as plain text."""
     log = app.log_view
     return "\n".join(log.render_line(y).text for y in range(log.size.height))
+
+
+def screen_rows(app: AcpApp) -> list[str]:
+    """Every row of the whole screen as composed (dialogs and toasts included),
+    as the text that would be written between the styles."""
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    return ["".join(segment.text for strip in line for segment in strip) for line in update.strips]
+
+
+class PtyApp:
+    """The real ``acp-tui`` program on a real pty, running ``agent`` (a script)."""
+
+    def __init__(self, agent: Path, cwd: Path, rows: int = 40, columns: int = 120) -> None:
+        self.output = bytearray()
+        self.tui = PtyProcess.spawn(
+            [sys.executable, "-m", "acp_tui", "--cwd", str(cwd), "--", sys.executable, str(agent)],
+            env={**os.environ, "TERM": "xterm-256color"},
+            dimensions=(rows, columns),
+        )
+
+    def read(self, seconds: float = 0.1) -> None:
+        """Take what it wrote, for up to ``seconds`` (a full pty would block it)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if not select.select([self.tui.fd], [], [], left)[0]:
+                return
+            try:
+                self.output += self.tui.read(65536)
+            except EOFError:
+                return
+
+    def wait_for(self, needle: bytes, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while needle not in self.output:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{needle!r} never shown")
+            self.read()
+
+    def type(self, data: bytes) -> None:
+        self.tui.write(data)
+
+    def wait_gone(self, timeout: float = 30) -> bool:
+        """Whether the program ended within ``timeout`` (its output still read)."""
+        deadline = time.monotonic() + timeout
+        while self.tui.isalive() and time.monotonic() < deadline:
+            self.read()
+        return not self.tui.isalive()
+
+    def kill(self) -> None:
+        if self.tui.isalive():
+            self.tui.kill(signal.SIGKILL)

@@ -9,7 +9,7 @@ ends every entry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -17,17 +17,19 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from acp_tui.core.content_text import clean
 from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
 from acp_tui.ui.render.layout import (
     Line,
     Painter,
+    Rows,
     assemble,
     blank,
     block_label,
-    clean,
     indent,
     prefixed,
 )
+from acp_tui.ui.render.long_text import LazyRows
 from acp_tui.ui.render.markdown import MarkdownRenderer
 from acp_tui.ui.render.styles import RenderStyles
 from acp_tui.ui.render.tools import ToolCallRenderer
@@ -81,7 +83,7 @@ class EntryRenderer:
         self._markdown.clear()
         self._tools.clear()
 
-    def render(self, entry: Entry, options: RenderOptions) -> list[Strip]:
+    def render(self, entry: Entry, options: RenderOptions) -> Sequence[Strip]:
         styles = options.styles
         self._use_theme(styles)
         width = max(1, options.width)
@@ -111,33 +113,32 @@ class EntryRenderer:
 
     @staticmethod
     def _finish(
-        lines: list[Line], width: int, options: RenderOptions, background: Style | None
-    ) -> list[Strip]:
+        lines: Rows, width: int, options: RenderOptions, background: Style | None
+    ) -> Sequence[Strip]:
         styles = options.styles
         if options.selected:
             gutter = Segment(SELECTED_MARKER, styles.text + styles.selection_marker)
             background = background or styles.selection
         else:
             gutter = Segment(" ", styles.text)
-        strips: list[Strip] = []
         # Lines are made exactly as wide as asked (tests check the sums), so
         # the width is passed to Strip rather than measured again; below the
         # minimum layout width they are cropped.
         exact = width >= MIN_LAYOUT_WIDTH
-        for line in lines:
+
+        def make(line: Line) -> Strip:
             if exact:
                 strip = Strip([gutter, *line], width)
             else:
                 strip = Strip([gutter, *line]).crop_extend(0, width, styles.text)
-            if background is not None:
-                strip = strip.apply_style(background)
-            strips.append(strip)
-        strips.append(Strip.blank(width, styles.text))
-        return strips
+            return strip.apply_style(background) if background is not None else strip
+
+        # A long text's rows (LazyLines) are made only when they are drawn.
+        return LazyRows.build(lines, make, tail=[Strip.blank(width, styles.text)])
 
     # -- user -------------------------------------------------------------------------
 
-    def _user(self, entry: UserEntry, styles: RenderStyles, width: int) -> list[Line]:
+    def _user(self, entry: UserEntry, styles: RenderStyles, width: int) -> Rows:
         """The prompt's text; what was attached (files, images) on a line below
         it, so an ``@path`` typed in the text is not shown twice."""
         text = Text(end="")
@@ -159,10 +160,10 @@ class EntryRenderer:
 
     # -- assistant ----------------------------------------------------------------------
 
-    def _assistant(self, entry: AssistantEntry, options: RenderOptions, width: int) -> list[Line]:
+    def _assistant(self, entry: AssistantEntry, options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         reveal = options.reveal
-        out: list[Line] = []
+        out: Rows = []
         for index, chunk in enumerate(entry.chunks):
             text = chunk.text
             if reveal is not None and index in reveal:
@@ -184,7 +185,7 @@ class EntryRenderer:
             out.extend(lines)
         return out
 
-    def _thought(self, text: str, options: RenderOptions, width: int) -> list[Line]:
+    def _thought(self, text: str, options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         icon = (f"{THOUGHT_ICON} ", styles.thought)
         if options.expanded:
@@ -196,7 +197,7 @@ class EntryRenderer:
         rows = [row.strip() for row in text.strip().split("\n") if row.strip()]
         hint = Text(f"  (+{len(rows) - 1} lines)" if len(rows) > 1 else "", styles.muted, end="")
         prefix = assemble(icon, ("Thinking · ", styles.thought))
-        first = Text(rows[0] if rows else "", styles.thought, end="")
+        first = Text(rows[0][: width * 2] if rows else "", styles.thought, end="")
         room = max(1, width - prefix.cell_len - hint.cell_len)
         if first.cell_len > room:
             first.truncate(room, overflow="ellipsis")
@@ -204,7 +205,7 @@ class EntryRenderer:
 
     # -- notice ---------------------------------------------------------------------------
 
-    def _notice(self, entry: NoticeEntry, styles: RenderStyles, width: int) -> list[Line]:
+    def _notice(self, entry: NoticeEntry, styles: RenderStyles, width: int) -> Rows:
         level_styles = {
             "info": styles.notice_info,
             "warning": styles.notice_warning,
@@ -217,8 +218,8 @@ class EntryRenderer:
             Text(clean(head).rstrip()), max(1, width - 2), styles.text + style
         )
         lines = prefixed(body, [icon], [Segment("  ", styles.text)])
-        tail = Text.from_ansi(tail).plain.rstrip()
+        tail = clean(tail).rstrip()
         if tail.strip():
-            rest = self._painter.text(Text(clean(tail)), max(1, width - 4), styles.muted)
+            rest = self._painter.text(Text(tail), max(1, width - 4), styles.muted)
             lines += indent(rest, 4, styles.text)
         return lines

@@ -2,13 +2,14 @@
 
 A *line* here is a ``list[Segment]`` exactly as wide as the width it was
 made for; renderers stack lines, prefix them (indentation, borders, the
-selection gutter) and turn them into Strips at the very end.
+selection gutter) and turn them into Strips at the very end. A long plain
+text is one :class:`~acp_tui.ui.render.long_text.LazyLines` among them
+(``Rows``): its rows are made only when they are drawn.
 """
 
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterable, Sequence
 
 from rich.cells import cell_len
@@ -17,23 +18,16 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from acp_tui.core.content_text import one_line
+from acp_tui.ui.render.long_text import LazyLines
+
 Line = list[Segment]
 
-# C0/C1 control characters except tab and newline: they would reach the
-# terminal as is (an ESC in an agent's text could move the cursor).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def clean(text: str) -> str:
-    """``text`` without control characters (CRLF becomes LF)."""
-    if _CONTROL.search(text) is None:
-        return text
-    return _CONTROL.sub("", text.replace("\r\n", "\n"))
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: line breaks and tabs become spaces."""
-    return " ".join(clean(text).split())
+#: Lines, some of which may stand for many rows of a long text.
+Rows = list[Line | LazyLines]
+#: Texts longer than this (characters) are wrapped lazily, as plain text:
+#: Rich's wrapping walks every character (a 1 MB line took 2 s).
+LONG_TEXT = 20_000
 
 
 def shorten_left(text: str, width: int) -> str:
@@ -94,13 +88,23 @@ class Painter:
         width: int,
         base: Style | None,
         style: Style | None = None,
-    ) -> list[Line]:
-        """Text wrapped (long words folded) to ``width``."""
+    ) -> Rows:
+        """Text wrapped (long words folded) to ``width``; a text over
+        :data:`LONG_TEXT` characters as lazy rows (plain: its styles dropped)."""
         if isinstance(text, str):
             text = Text(text, style=style or "")
         if not text.plain:
             return [blank(width, base)]
-        return self.lines(text, width, base)
+        if len(text.plain) > LONG_TEXT:
+            own = (
+                text.style
+                if isinstance(text.style, Style)
+                else self.console.get_style(text.style or "none", default="none")
+            )
+            combined = (base or Style()) + own + (style or Style())
+            return [LazyLines(text.plain, width, combined)]
+        rows: Rows = [*self.lines(text, width, base)]
+        return rows
 
     def truncated(self, text: Text, width: int, base: Style | None) -> Line:
         """``text`` on exactly one line, cut with ``…`` when it is too wide."""
@@ -116,23 +120,28 @@ def pad_line(line: Line, width: int, style: Style | None) -> Line:
 
 
 def prefixed(
-    lines: Sequence[Line],
+    lines: Sequence[Line | LazyLines],
     first: Line,
     rest: Line | None = None,
-) -> list[Line]:
+) -> Rows:
     """Each line behind a prefix: ``first`` for the first line, ``rest`` after."""
     if rest is None:
         rest = first
-    out: list[Line] = []
+    out: Rows = []
     for index, line in enumerate(lines):
         prefix = first if index == 0 else rest
-        out.append([*prefix, *line])
+        if isinstance(line, LazyLines):
+            out.append(line.with_prefix(prefix, rest))
+        else:
+            out.append([*prefix, *line])
     return out
 
 
-def indent(lines: Iterable[Line], spaces: int, style: Style | None) -> list[Line]:
-    pad = Segment(" " * spaces, style)
-    return [[pad, *line] for line in lines]
+def indent(lines: Iterable[Line | LazyLines], spaces: int, style: Style | None) -> Rows:
+    pad = [Segment(" " * spaces, style)]
+    return [
+        line.with_prefix(pad) if isinstance(line, LazyLines) else [*pad, *line] for line in lines
+    ]
 
 
 def assemble(*parts: str | tuple[str, Style | None] | Text) -> Text:
@@ -148,9 +157,7 @@ def assemble(*parts: str | tuple[str, Style | None] | Text) -> Text:
     return text
 
 
-def fit(
-    text: str, width: int, style: Style | None, base: Style | None, painter: Painter
-) -> list[Line]:
+def fit(text: str, width: int, style: Style | None, base: Style | None, painter: Painter) -> Rows:
     """One line of plain text: fast when it fits, wrapped (folded) when it does not."""
     text = text.expandtabs(4)
     size = cell_len(text)

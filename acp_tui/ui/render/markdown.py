@@ -10,6 +10,10 @@ changes, so only that block is rendered again.
 Splitting is conservative: a blank line followed by an indented line
 (a list item's second paragraph, a nested list, indented code) does not
 end a block, so such constructs are parsed whole.
+
+What Rich cannot wrap in a frame's time is drawn as plain, lazily wrapped
+text (long_text.py): a line over ``LONG_TEXT`` characters (one 16 MB chunk
+without a line break), and a whole text over :data:`HUGE_TEXT`.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from rich.segment import Segment
 from rich.text import Text
 
 from acp_tui.ui.render.code import HighlightedCode
-from acp_tui.ui.render.layout import Line, Painter, blank
+from acp_tui.ui.render.layout import LONG_TEXT, Line, Painter, Rows, blank
+from acp_tui.ui.render.long_text import LazyLines
 from acp_tui.ui.render.styles import RenderStyles
 
 #: Blocks longer than this are cut at line boundaries into pieces drawn one
@@ -46,6 +51,9 @@ LONG_BLOCK = 4000
 BLOCK_CACHE_SIZE = 4096
 #: Blocks kept in the tail cache: the last, still growing, block of each text.
 TAIL_CACHE_SIZE = 64
+#: A text longer than this (characters) is shown as plain text, lazily
+#: wrapped: rendering its Markdown block by block would take seconds.
+HUGE_TEXT = 1024 * 1024
 
 
 def _fence_open(line: str) -> tuple[str, int] | None:
@@ -254,13 +262,13 @@ def simple_block(block: str) -> tuple[str, str] | None:
     return "markdown.paragraph", " ".join(parts)
 
 
-def _is_padding(line: Line) -> bool:
+def _is_padding(line: Line | LazyLines) -> bool:
     """A line with no text at all (blank, or a code block's padding)."""
-    return all(not segment.text.strip() for segment in line)
+    return not isinstance(line, LazyLines) and all(not segment.text.strip() for segment in line)
 
 
-def _is_blank(line: Line) -> bool:
-    return all(
+def _is_blank(line: Line | LazyLines) -> bool:
+    return not isinstance(line, LazyLines) and all(
         not segment.text.strip() and not (segment.style and segment.style.bgcolor)
         for segment in line
     )
@@ -272,8 +280,8 @@ class MarkdownRenderer:
     def __init__(self, painter: Painter) -> None:
         self._painter = painter
         self._parsed = _Parsed()
-        self._blocks: OrderedDict[tuple[str, int, int], list[Line]] = OrderedDict()
-        self._tails: OrderedDict[tuple[str, int, int], list[Line]] = OrderedDict()
+        self._blocks: OrderedDict[tuple[str, int, int], Rows] = OrderedDict()
+        self._tails: OrderedDict[tuple[str, int, int], Rows] = OrderedDict()
         #: How many blocks were actually rendered (cache misses).
         self.renders = 0
 
@@ -282,10 +290,14 @@ class MarkdownRenderer:
         self._tails.clear()
         self._parsed.clear()
 
-    def render(self, text: str, width: int, styles: RenderStyles) -> list[Line]:
+    def render(self, text: str, width: int, styles: RenderStyles) -> Rows:
         """``text`` (Markdown) as lines ``width`` wide; no lines for blank text."""
+        if len(text) > HUGE_TEXT:
+            # Not cached here: a growing reply would leave a copy per frame in
+            # the tail cache (the log caches the entry's rows anyway).
+            return self._render_block(text.strip("\n"), width, styles)
         blocks = split_blocks(text)
-        out: list[Line] = []
+        out: Rows = []
         last = len(blocks) - 1
         for index, block in enumerate(blocks):
             pieces = split_long(block)
@@ -305,7 +317,7 @@ class MarkdownRenderer:
                 out.extend(lines)
         return out
 
-    def _block(self, block: str, width: int, styles: RenderStyles, *, tail: bool) -> list[Line]:
+    def _block(self, block: str, width: int, styles: RenderStyles, *, tail: bool) -> Rows:
         key = (block, width, styles.generation)
         lines = self._blocks.get(key)
         if lines is not None:
@@ -319,6 +331,8 @@ class MarkdownRenderer:
             del self._tails[key]  # the block is complete now: promote it
         else:
             lines = self._render_block(block, width, styles, tail=tail)
+            if tail and len(block) > LONG_TEXT:
+                return lines  # a long growing piece: one copy per frame would pile up
         cache, size = (self._tails, TAIL_CACHE_SIZE) if tail else (self._blocks, BLOCK_CACHE_SIZE)
         cache[key] = lines
         if len(cache) > size:
@@ -327,8 +341,11 @@ class MarkdownRenderer:
 
     def _render_block(
         self, block: str, width: int, styles: RenderStyles, *, tail: bool = False
-    ) -> list[Line]:
+    ) -> Rows:
         self.renders += 1
+        if len(block) > HUGE_TEXT or max(map(len, block.split("\n"))) > LONG_TEXT:
+            style = self._painter.console.get_style("markdown.paragraph", default="none")
+            return [LazyLines(block, width, styles.text + style)]
         simple = simple_block(block)
         renderable: RenderableType
         if simple is not None:
@@ -337,11 +354,11 @@ class MarkdownRenderer:
             renderable = Text(justify="left", end="").append(content, style)
         else:
             renderable = self._parsed.get(block, styles.code_theme, keep=not tail)
-        lines = self._painter.lines(renderable, width, styles.text)
+        lines: Rows = [*self._painter.lines(renderable, width, styles.text)]
         return list(_trim(lines))
 
 
-def _trim(lines: list[Line]) -> Iterator[Line]:
+def _trim(lines: Rows) -> Iterator[Line | LazyLines]:
     """``lines`` without blank lines at either end."""
     start, end = 0, len(lines)
     while start < end and _is_blank(lines[start]):

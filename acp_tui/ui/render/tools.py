@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -14,17 +13,17 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from acp_tui.core.content_text import clean, one_line, terminal_ansi
 from acp_tui.core.entries import ToolCallEntry
 from acp_tui.core.transcript import KIND_ICONS as KIND_ICONS
 from acp_tui.ui.render.layout import (
     Line,
     Painter,
+    Rows,
     assemble,
     block_label,
-    clean,
     fit,
     indent,
-    one_line,
     prefixed,
     shorten_left,
 )
@@ -45,8 +44,6 @@ BODY_INDENT = 2
 WAITING_TEXT = "⚠ Waiting for your decision — answer in the dialog"
 
 _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-# Control characters except ESC (kept for the ANSI decoder), tab, CR and LF.
-_CONTROL_NO_ESC = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 
 
 def spinner(frame: int) -> str:
@@ -86,11 +83,11 @@ class ToolCallRenderer:
     def clear(self) -> None:
         self._diffs.clear()
 
-    def render(self, entry: ToolCallEntry, options: RenderOptions, width: int) -> list[Line]:
+    def render(self, entry: ToolCallEntry, options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         body_width = max(1, width - BODY_INDENT)
         lines, title_cut = self._header(entry, options, width)
-        body: list[Line] = []
+        body: Rows = []
         if title_cut and options.expanded:
             body += self._painter.text(Text(clean(entry.title).strip()), body_width, styles.text)
         body += self._locations(entry.locations, options, body_width)
@@ -136,16 +133,14 @@ class ToolCallRenderer:
         text.truncate(max(1, width), overflow="ellipsis")
         return text
 
-    def _locations(
-        self, locations: Sequence[Any], options: RenderOptions, width: int
-    ) -> list[Line]:
+    def _locations(self, locations: Sequence[Any], options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         shown = [loc for loc in locations if isinstance(loc, dict) and loc.get("path")]
         hidden = 0
         if not options.expanded and len(shown) > LOCATION_LIMIT:
             hidden = len(shown) - LOCATION_LIMIT
             shown = shown[:LOCATION_LIMIT]
-        lines: list[Line] = []
+        lines: Rows = []
         for location in shown:
             line_no = location.get("line")
             suffix = f":{line_no}" if isinstance(line_no, int) else ""
@@ -159,7 +154,7 @@ class ToolCallRenderer:
 
     # -- content ----------------------------------------------------------------------
 
-    def _content_item(self, item: dict[str, Any], options: RenderOptions, width: int) -> list[Line]:
+    def _content_item(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:
         item_type = item.get("type")
         styles = options.styles
         if item_type == "content":
@@ -176,7 +171,7 @@ class ToolCallRenderer:
         label = Text(f"[{one_line(str(item_type or 'content'))}]")
         return [self._painter.truncated(label, width, styles.muted)]
 
-    def _diff(self, item: dict[str, Any], options: RenderOptions, width: int) -> list[Line]:
+    def _diff(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         old = item.get("oldText")
         new = item.get("newText")
@@ -197,7 +192,7 @@ class ToolCallRenderer:
         path = one_line(display_path(str(item.get("path") or ""), options.cwd)) or "(no path)"
         path = shorten_left(path, max(1, width - stats.cell_len))
         header = assemble((path, styles.diff_file), stats)
-        lines = [self._painter.truncated(header, width, styles.text)]
+        lines: Rows = [self._painter.truncated(header, width, styles.text)]
         shown = diff if options.expanded else diff[:DIFF_LIMIT]
         line_styles = {
             "+": styles.diff_add,
@@ -244,7 +239,7 @@ class ToolCallRenderer:
             self._diffs.popitem(last=False)
         return result
 
-    def _terminal(self, item: dict[str, Any], options: RenderOptions, width: int) -> list[Line]:
+    def _terminal(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         terminal_id = one_line(str(item.get("terminalId") or "?"))
         if "output" not in item:
@@ -260,7 +255,7 @@ class ToolCallRenderer:
             raw_lines = output.rsplit("\n", TERMINAL_TAIL)[1:]
         inner = max(1, width - 2)
         border = [Segment("│ ", styles.text + styles.terminal_border)]
-        lines: list[Line] = []
+        lines: Rows = []
         if len(raw_lines) < total:
             more = Text(f"… {total - len(raw_lines)} more lines")
             lines.append(self._painter.truncated(more, inner, styles.terminal_meta))
@@ -291,7 +286,7 @@ class ToolCallRenderer:
 
     # -- raw input / output -----------------------------------------------------------
 
-    def _raw(self, label: str, value: Any, options: RenderOptions, width: int) -> list[Line]:
+    def _raw(self, label: str, value: Any, options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         if not options.expanded:
             if isinstance(value, str):
@@ -313,15 +308,5 @@ class ToolCallRenderer:
 
 
 def _from_ansi(lines: list[str]) -> Text:
-    """Terminal output lines as Text, colours kept, other escapes dropped."""
-    kept: list[str] = []
-    for line in lines:
-        if "\r" in line:  # a carriage return overwrites: keep what was drawn last
-            parts = [part for part in line.split("\r") if part]
-            line = parts[-1] if parts else ""
-        kept.append(line)
-    joined = _CONTROL_NO_ESC.sub("", "\n".join(kept))
-    text = Text.from_ansi(joined, end="")
-    if "\x1b" in text.plain:  # a stray escape the decoder did not consume
-        text = Text(clean(text.plain), end="")
-    return text
+    """Terminal output lines as Text: colours kept, other escapes and controls dropped."""
+    return Text.from_ansi(terminal_ansi("\n".join(lines)), end="")

@@ -21,6 +21,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from acp_tui.core.content_text import one_line
+
 __all__ = ["Choice", "ChoiceScreen"]
 
 
@@ -80,12 +82,13 @@ class ChoiceScreen(ModalScreen[str | None]):
         for n, choice in enumerate(self.choices, 1):
             key = f"{n} " if n <= 9 else "  "
             mark = "● " if choice.value == self.current else "  "
-            label = Content.assemble((key, "dim"), mark, (choice.label, "bold"))
+            # Labels and descriptions come from the agent (modes, models, sessions).
+            label = Content.assemble((key, "dim"), mark, (one_line(choice.label), "bold"))
             if choice.description:
-                label = Content.assemble(label, ("  " + choice.description, "dim"))
+                label = Content.assemble(label, ("  " + one_line(choice.description), "dim"))
             options.append(Option(label, id=str(n - 1)))
         with Vertical(id="choice-dialog"):
-            yield Static(self.title_text, id="choice-title")
+            yield Static(one_line(self.title_text), id="choice-title", markup=False)
             yield OptionList(*options)
             yield Static("↑↓ move · Enter choose · 1-9 pick · Esc close", id="choice-help")
 

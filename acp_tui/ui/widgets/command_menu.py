@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from acp_tui.core.content_text import is_printable_name, one_line, visible_controls
 from acp_tui.core.file_index import FileIndex, PathMatch
 
 #: Rows of commands shown at once; more scroll.
@@ -60,6 +61,8 @@ def parse_commands(commands: Iterable[Any]) -> list[SlashCommand]:
         name = raw_name.strip().lstrip("/")
         if not name or any(ch.isspace() for ch in name) or name in seen:
             continue
+        if not is_printable_name(name):  # it could not be typed, nor shown as it is
+            continue
         seen.add(name)
         description = command.get("description")
         spec = command.get("input")
@@ -67,8 +70,8 @@ def parse_commands(commands: Iterable[Any]) -> list[SlashCommand]:
         parsed.append(
             SlashCommand(
                 name=name,
-                description=description.strip() if isinstance(description, str) else "",
-                hint=hint.strip() or None if isinstance(hint, str) else None,
+                description=one_line(description) if isinstance(description, str) else "",
+                hint=one_line(hint) or None if isinstance(hint, str) else None,
                 takes_input=spec is not None,
             )
         )
@@ -181,7 +184,7 @@ def path_label(match: PathMatch, width: int = 0) -> Content:
     A path wider than ``width`` cells (when given) loses its start, not its
     name: ``…/deep/folder/name.py``.
     """
-    path = match.path
+    path = visible_controls(match.path)  # a file's name may hold an ESC too
     cut = 0
     if width > 2 and cell_len(path) > width:
         cut = max(0, len(path) - width + 1)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -37,6 +38,7 @@ from acp_tui.core.entries import AssistantEntry, Entry, ToolCallEntry
 from acp_tui.ui.height_index import HeightIndex
 from acp_tui.ui.log_source import LogSource, entry_text, estimate_height
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
+from acp_tui.ui.render.long_text import LazyRows
 from acp_tui.ui.reveal import RevealState
 
 #: Lines the user must scroll up (away from the bottom) before following stops.
@@ -106,7 +108,7 @@ class EntryLog(ScrollView, can_focus=True):
         self._index = HeightIndex()
         self._measured = bytearray()
         self._width = 0
-        self._cache: OrderedDict[int, tuple[tuple[object, ...], list[Strip]]] = OrderedDict()
+        self._cache: OrderedDict[int, tuple[tuple[object, ...], Sequence[Strip]]] = OrderedDict()
         self._running_tools: set[int] = set()
         self._spinner_frame = 0
         self._programmatic_scroll = False
@@ -281,7 +283,7 @@ class EntryLog(ScrollView, can_focus=True):
             self._spinner_frame if index in self._running_tools else 0,
         )
 
-    def strips(self, index: int) -> list[Strip]:
+    def strips(self, index: int) -> Sequence[Strip]:
         """Entry ``index`` rendered at the current width (cached)."""
         entry = self.source[index]
         key = self._key(index, entry)
@@ -300,7 +302,12 @@ class EntryLog(ScrollView, can_focus=True):
             cwd=self.cwd,
         )
         base = self.rich_style  # the theme's background under unstyled cells
-        strips = [strip.apply_style(base) for strip in self.renderer.render(entry, options)]
+        rendered = self.renderer.render(entry, options)
+        strips: Sequence[Strip]
+        if isinstance(rendered, LazyRows):  # a long text: rows made as they are drawn
+            strips = rendered.styled(base)
+        else:
+            strips = [strip.apply_style(base) for strip in rendered]
         self.render_count += 1
         self._cache[index] = (key, strips)
         if len(self._cache) > CACHE_ENTRIES:

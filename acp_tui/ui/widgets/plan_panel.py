@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from acp_tui.core.content_text import one_line
 from acp_tui.ui.render import ThemePalette
 
 ICONS = {"pending": "○", "in_progress": "◐", "completed": "●"}
@@ -52,7 +53,8 @@ class PlanPanel(Widget):
                 None,
             )
             if current is not None:
-                text.append(f"  ◐ {current.get('content', '')}", style=styles["in_progress"])
+                content = one_line(str(current.get("content", "")))
+                text.append(f"  ◐ {content}", style=styles["in_progress"])
             text.append("  (Ctrl+T to unfold)", style=styles["pending"])
             return text
         for entry in self.entries:
@@ -60,7 +62,7 @@ class PlanPanel(Widget):
             text.append("\n")
             text.append(f"{ICONS.get(status, '○')} ", style=styles.get(status, ""))
             content_style = "strike " + styles["completed"] if status == "completed" else ""
-            text.append(str(entry.get("content", "")), style=content_style)
+            text.append(one_line(str(entry.get("content", ""))), style=content_style)
             if entry.get("priority") == "high" and status != "completed":
                 text.append("  !", style=palette.hex("text-error", "error"))
         return text

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from acp_tui.core.content_text import one_line
 from acp_tui.ui.render import ThemePalette
 
 
@@ -81,18 +82,22 @@ class StatusBar(Widget):
         muted = palette.hex("foreground-muted", "foreground")
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("● ", style=palette.hex("text-success", "success"))
-        text.append(info.agent or "agent", style="bold")
+        # Every field but the counts comes from the agent: one line, cleaned.
+        text.append(one_line(info.agent) or "agent", style="bold")
         if info.agent_version:
-            text.append(f" {info.agent_version}", style=muted)
+            text.append(f" {one_line(info.agent_version)}", style=muted)
         if info.title:
-            text.append(f"  {info.title}", style="italic")
+            text.append(f"  {one_line(info.title)}", style="italic")
         if info.mode:
             text.append("  mode ", style=muted)
-            text.append(info.mode, style=Style.parse(accent) + _click("app.choose_mode()"))
-        for config_id, name, value in info.config:
-            text.append(f"  {name} ", style=muted)
             text.append(
-                value, style=Style.parse(accent) + _click(f"app.choose_config({config_id!r})")
+                one_line(info.mode), style=Style.parse(accent) + _click("app.choose_mode()")
+            )
+        for config_id, name, value in info.config:
+            text.append(f"  {one_line(name)} ", style=muted)
+            text.append(
+                one_line(value),
+                style=Style.parse(accent) + _click(f"app.choose_config({config_id!r})"),
             )
         text.append("  ")
         text.append_text(self._turn(info, palette))
@@ -106,7 +111,7 @@ class StatusBar(Widget):
                 usage += f"/{_tokens(info.context_size)} ({share:.0f}%)"
             text.append(usage + " tokens", style=muted)
         if info.cost:
-            text.append(f"  {info.cost}", style=muted)
+            text.append(f"  {one_line(info.cost)}", style=muted)
         return text
 
     @staticmethod
@@ -125,7 +130,7 @@ class StatusBar(Widget):
         reason = info.stop_reason
         if reason and reason != "end_turn":
             return Text(
-                f"○ idle ({reason.replace('_', ' ')})",
+                f"○ idle ({one_line(reason.replace('_', ' '))})",
                 style=palette.hex("foreground-muted", "foreground"),
             )
         return Text("○ ready", style=palette.hex("foreground-muted", "foreground"))
