@@ -294,13 +294,20 @@ async def _serve(
     import contextlib
     import signal
 
+    from acp_tui.core.agent_log import logs_dir
     from acp_tui.core.framing import READ_AHEAD
     from acp_tui.core.host import Host
     from acp_tui.server.methods import Methods
     from acp_tui.server.server import HeadlessServer
     from acp_tui.server.stdio import open_reader, open_sink
 
-    host = Host(extra_roots=roots, history=history, timeouts=timeouts, text_budget=text_budget)
+    host = Host(
+        extra_roots=roots,
+        history=history,
+        timeouts=timeouts,
+        text_budget=text_budget,
+        logs=logs_dir(),
+    )
     reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)
     server = HeadlessServer(host, Methods(host, spec), reader, sink)

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +49,9 @@ async def test_an_agent_that_never_answers_times_out_headless(
         )
     error = frame["error"]
     assert error["code"] == "timeout"
-    name = Path(sys.executable).name
+    # Named after the script's package before initialize (not "python3"), and
+    # after its agentInfo once initialized (issue 13, point 8).
+    name = "acp-tui" if method == "initialize" else "scripted"
     assert error["message"] == f"{name} did not answer {method} within 2 s"
     assert f"will hang in {method}" in error["data"]["stderr"]
 

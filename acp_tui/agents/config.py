@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from acp_tui.agents import presets
 from acp_tui.core.budget import DEFAULT_BUDGET
 from acp_tui.core.history_store import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_SESSIONS
+from acp_tui.core.state_paths import shown_path
 from acp_tui.core.timeouts import Timeouts
 
 if TYPE_CHECKING:
@@ -88,11 +89,7 @@ class HistorySettings:
 
 def display_path(path: Path | str) -> str:
     """``path`` with the home directory written as ``~``."""
-    text = str(path)
-    home = os.path.expanduser("~")
-    if home not in ("~", "", os.sep) and (text == home or text.startswith(home + os.sep)):
-        return "~" + text[len(home) :]
-    return text
+    return shown_path(path)
 
 
 def config_path(env: Mapping[str, str]) -> Path:
@@ -645,3 +642,29 @@ def _value_line(text: str, start: int, value: str) -> int:
         if any(q in line for q in quoted):
             return number
     return start
+
+
+_THEME_LINE = re.compile(r"^\s*theme\s*=.*$")
+_TABLE_LINE = re.compile(r"^\s*\[")
+
+
+def save_theme(path: Path, theme: str) -> None:
+    """Set the top-level ``theme`` in the config file, keeping the rest of it
+    as written (an existing ``theme =`` line is replaced, else one is added
+    before the first table). Raises OSError."""
+    line = f"theme = {json.dumps(theme)}"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        lines = []
+    first_table = next((i for i, text in enumerate(lines) if _TABLE_LINE.match(text)), len(lines))
+    for index in range(first_table):
+        if _THEME_LINE.match(lines[index]):
+            lines[index] = line
+            break
+    else:
+        lines.insert(first_table, line)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

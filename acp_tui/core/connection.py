@@ -26,6 +26,8 @@ from acp.schema import RequestPermissionRequest
 from pydantic import ValidationError
 
 from acp_tui import __version__
+from acp_tui.core.agent_log import AgentLog
+from acp_tui.core.agent_names import command_name
 from acp_tui.core.channel import EventHub
 from acp_tui.core.coalesce import Coalescer, stderr_summary
 from acp_tui.core.errors import HostError
@@ -85,7 +87,8 @@ class AgentSpec:
 
     @property
     def display_name(self) -> str:
-        return self.name or Path(self.command).name
+        """The preset's name, else the command's script's (agent_names.py)."""
+        return self.name or command_name(self.command, self.args)
 
 
 class AgentConnection:
@@ -100,12 +103,18 @@ class AgentConnection:
         base_env: Mapping[str, str] | None = None,
         on_gone: Callable[[AgentConnection], None] | None = None,
         timeouts: Timeouts | None = None,
+        logs: Path | None = None,
     ) -> None:
         self.connection_id = connection_id
         self.timeouts = timeouts or Timeouts()
         self.spec = spec
         self.cwd = cwd
         self.agent_name = spec.display_name
+        #: Its sessions are reopened after a cancel (learned: cancel_recovery.py).
+        self.reopen_after_cancel = False
+        #: The agent's stderr and protocol trace (agent_log.py), when kept.
+        self.log: AgentLog | None = None
+        self._logs = logs
         self.trace_frames = False
         self.init_result: dict[str, Any] = {}
         self.sessions: dict[str, Session] = {}  # by the agent's session id
@@ -151,6 +160,8 @@ class AgentConnection:
             raise HostError(
                 "agent_error", f"cannot start agent {self.agent_name!r}: {exc.strerror or exc}"
             ) from None
+        if self._logs is not None:
+            self.log = AgentLog.create(self._logs, self.history_key, self.process.pid)
         self._peer = JsonRpcPeer(
             self.process.stdout,
             self.process.stdin,
@@ -182,6 +193,37 @@ class AgentConnection:
             raise
         self.initialize_count += 1
         self.init_result = result if isinstance(result, dict) else {}
+        info = self.init_result.get("agentInfo")
+        if isinstance(info, dict):
+            # Its own name from now on, not the command's ("node").
+            named = info.get("title") or info.get("name")
+            if isinstance(named, str) and named.strip():
+                self.agent_name = named.strip()
+
+    @property
+    def history_key(self) -> str:
+        """Whose transcripts these are in the local history: the preset's name,
+        else the agent's own (agentInfo), else the command's (so two different
+        ``node`` agents never share a history)."""
+        if self.spec.name:
+            return self.spec.name
+        info = self.init_result.get("agentInfo")
+        named = info.get("name") if isinstance(info, dict) else None
+        if isinstance(named, str) and named.strip():
+            return named.strip()
+        return self.spec.display_name
+
+    @property
+    def log_path(self) -> Path | None:
+        return self.log.path if self.log is not None else None
+
+    def stderr_tail(self) -> str:
+        return self.process.stderr_tail() if self.process is not None else ""
+
+    def note(self, text: str) -> None:
+        """Put ``text`` in the agent's log (when one is kept)."""
+        if self.log is not None:
+            self.log.note(text)
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
@@ -215,7 +257,11 @@ class AgentConnection:
                 await asyncio.wait_for(asyncio.shield(process.wait()), EXIT_DRAIN_SECONDS)
             await process.stderr_done(0.2)
             code = process.returncode
-            message = "the agent exited" + (f" (exit code {code})" if code is not None else "")
+            if code is None:
+                # Only its output ended: the process itself is stopped below.
+                message = "the agent closed its output (stdout) while still running"
+            else:
+                message = f"the agent exited (exit code {code})"
         self._close_message = message
         self._errors.flush()
         self._stderr_events.flush()
@@ -228,6 +274,9 @@ class AgentConnection:
             else:
                 session.close()
         await process.terminate()
+        if self.log is not None:
+            self.log.note(f"{message}; the process is gone (exit code {process.returncode})")
+            self.log.close()
         for session in list(self.sessions.values()):
             await session.wait_closed()
         self._gone.set()
@@ -252,6 +301,8 @@ class AgentConnection:
         data: dict[str, Any] = {"stderr": tail[-4096:]}
         if self.process is not None and self.process.returncode is not None:
             data["exitCode"] = self.process.returncode
+        if self.log is not None:
+            data["log"] = str(self.log.path)
         return HostError("agent_exited", self._close_message, data)
 
     async def call(
@@ -274,6 +325,8 @@ class AgentConnection:
             raise self._backlog_error(full) from None
         except RequestError as exc:
             message = f"the agent answered {method} with an error: {exc}"
+            if self.log is not None:
+                self.log.note(f"{message} (data: {exc.data!r})")
             raise HostError(
                 "agent_error", message, {"code": exc.code, "message": str(exc), "data": exc.data}
             ) from None
@@ -426,6 +479,8 @@ class AgentConnection:
     # -- events without a session --------------------------------------------------
 
     def _stderr(self, text: str) -> None:
+        if self.log is not None:
+            self.log.stderr(text)
         for start in range(0, len(text), STDERR_EVENT_CHARS):
             self._stderr_events.offer(
                 "stderr",
@@ -454,7 +509,15 @@ class AgentConnection:
     def set_trace(self, enabled: bool) -> None:
         self.trace_frames = enabled
         if self._peer is not None:
-            self._peer.observer = self._trace if enabled else None
+            self._peer.observer = self._observe if enabled or self.log is not None else None
+
+    def _observe(self, direction: str, message: dict[str, Any]) -> None:
+        if self.log is not None:
+            self.log.frame(direction, message)
+            if direction == "in" and "method" not in message:
+                self.log.flush()  # an answer: the end of a prompt, or of a setup step
+        if self.trace_frames:
+            self._trace(direction, message)
 
     def _trace(self, direction: str, message: dict[str, Any]) -> None:
         data: dict[str, Any] = {

@@ -183,6 +183,17 @@ class PathFence:
             raise _invalid(f"{name} is not a directory", name)
         return real
 
+    def contains(self, path: str | Path) -> bool:
+        """Whether ``path`` (relative to the first root, symlinks resolved) is
+        inside the roots."""
+        if "\0" in str(path):
+            return False
+        try:
+            real = _real(self._absolute(str(path)))
+        except (OSError, ValueError):
+            return False
+        return self._root_of(real) is not None
+
     def describe(self, path: str | Path) -> str:
         """Name ``path`` for an error message without revealing an absolute path.
 

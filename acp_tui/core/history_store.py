@@ -11,6 +11,11 @@ Layout: ``$XDG_DATA_HOME/acp-tui/sessions/<session>.jsonl`` (default
   committed; a later record for the same index supersedes the earlier one
   (a tool call that finished, a reply that grew);
 * ``{"type": "title", "title": ...}``;
+* ``{"type": "summary", "turns": n, "firstPrompt": ...}`` — for the resume
+  picker, written when it changes (the last one holds; listing reads it from
+  the file's tail);
+* ``{"type": "settings", "mode": ..., "config": {...}, "usage": {...}}`` — the
+  mode, config values (the model) and usage last seen, restored on resume;
 * ``{"type": "reset"}`` — the agent replayed the session (``session/load``):
   the records before it are superseded by the replay that follows.
 
@@ -41,7 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from acp_tui.core import session_settings
+from acp_tui.core.agent_markup import readable_title
 from acp_tui.core.budget import Spill, bounded_record
+from acp_tui.core.entries import UserEntry
 from acp_tui.core.json_frames import dumps, to_utf8
 
 if TYPE_CHECKING:
@@ -52,8 +60,11 @@ log = logging.getLogger(__name__)
 RECORD_VERSION = 1
 DEFAULT_MAX_SESSIONS = 500
 DEFAULT_MAX_AGE_DAYS = 90.0
-#: Listing reads at most this much of a file's start for its header and title.
+#: Listing reads at most this much of a file's start for its header and title,
+#: and of its end for the last summary.
 _HEAD_BYTES = 64 * 1024
+_TAIL_BYTES = 16 * 1024
+FIRST_PROMPT_CHARS = 200
 
 
 def default_root(env: Mapping[str, str] | None = None) -> Path:
@@ -81,6 +92,9 @@ class StoredSession:
     #: Last write, seconds since the epoch.
     updated: float
     path: Path
+    #: Prompts sent (None: not recorded, a file from an older acp-tui).
+    turns: int | None = None
+    first_prompt: str | None = None
 
     @property
     def key(self) -> str:
@@ -99,6 +113,10 @@ class StoredSession:
         }
         if self.title:
             wire["title"] = self.title
+        if self.turns is not None:
+            wire["turns"] = self.turns
+        if self.first_prompt:
+            wire["firstPrompt"] = self.first_prompt
         return wire
 
 
@@ -112,6 +130,8 @@ class Transcript:
     title: str | None
     entries: list[dict[str, Any]]
     warnings: list[str] = field(default_factory=list)
+    #: The last settings record: mode, config values, usage.
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 class HistoryStore:
@@ -190,6 +210,10 @@ class HistoryStore:
         found.sort(key=lambda s: s.updated, reverse=True)
         return found
 
+    def stored(self, session_id: str) -> StoredSession | None:
+        """The listing of the transcript of agent session ``session_id``, if kept."""
+        return _list_entry(self.path_for(session_id))
+
     def read(self, key: str) -> Transcript:
         """A stored transcript by its key (as listed) or its agent session id;
         KeyError when there is none."""
@@ -209,6 +233,9 @@ class SessionRecorder:
         #: commits); None: look at every entry.
         self._dirty: set[int] | None = None
         self._title: str | None = None
+        self._prompts: set[int] = set()
+        self._summary: tuple[int, str] | None = None
+        self._settings: dict[str, Any] | None = None
         self.failed = False
         #: Where a string too long for a record is kept (see core/budget.py).
         self.spill: Spill | None = None
@@ -231,11 +258,15 @@ class SessionRecorder:
         self._dirty = set()
         for index in dirty:
             if index < len(entries):
-                wire = _stored(entries[index].to_wire())
+                entry = entries[index]
+                if entry.kind == "user":
+                    self._prompts.add(index)
+                wire = _stored(entry.to_wire())
                 records.append({"type": "entry", "index": index, "entry": wire})
         if session.title and session.title != self._title:
             self._title = session.title
             records.append({"type": "title", "title": session.title})
+        records += self._changed_summary(session)
         if not records:
             return
         data = b"".join(_record_line(bounded_record(r, self.spill)) for r in records)
@@ -250,6 +281,23 @@ class SessionRecorder:
             # History is a convenience: losing it must never break the session.
             self.failed = True
             log.warning("cannot write the session history (%s); history is off for it", exc)
+
+    def _changed_summary(self, session: Session) -> list[dict[str, Any]]:
+        records: list[dict[str, Any]] = []
+        entries = session.thread.entries
+        self._prompts = {i for i in self._prompts if i < len(entries) and entries[i].kind == "user"}
+        if self._prompts:
+            first = entries[min(self._prompts)]
+            text = readable_title(first.text if isinstance(first, UserEntry) else "")
+            summary = (len(self._prompts), " ".join(text.split())[:FIRST_PROMPT_CHARS])
+            if summary != self._summary:
+                self._summary = summary
+                records.append({"type": "summary", "turns": summary[0], "firstPrompt": summary[1]})
+        settings = session_settings.current(session)
+        if settings != self._settings and ("mode" in settings or settings["config"]):
+            self._settings = settings
+            records.append({"type": "settings", **settings})
+        return records
 
 
 def _record_line(record: dict[str, Any]) -> bytes:
@@ -267,6 +315,7 @@ def read_transcript(path: Path) -> Transcript:
     header: dict[str, Any] = {}
     entries: dict[int, dict[str, Any]] = {}
     title = None
+    settings: dict[str, Any] = {}
     raw = path.read_bytes()
     lines = raw.split(b"\n")
     torn = not raw.endswith(b"\n") and bool(raw)
@@ -295,6 +344,8 @@ def read_transcript(path: Path) -> Transcript:
                 entries[record["index"]] = record["entry"]
         elif kind == "title":
             title = record.get("title") if isinstance(record.get("title"), str) else title
+        elif kind == "settings":
+            settings = {k: v for k, v in record.items() if k != "type"}
         elif kind == "reset":
             entries.clear()
     for warning in warnings:
@@ -306,6 +357,7 @@ def read_transcript(path: Path) -> Transcript:
         title=title,
         entries=[entries[i] for i in sorted(entries)],
         warnings=warnings,
+        settings=settings,
     )
 
 
@@ -350,12 +402,17 @@ def _list_entry(path: Path) -> StoredSession | None:
     if not isinstance(header, dict) or header.get("type") != "session":
         return None
     title = None
+    summary: dict[str, Any] = {}
     # Titles usually come early (the agent names the session in turn 1); a
-    # title record further in is found when the transcript is read.
-    for line in rest.split(b"\n"):
+    # title record further in is found when the transcript is read. The
+    # summary is rewritten as turns go by: the last one, near the end, holds.
+    for line in [*rest.split(b"\n"), *_tail(path, len(head))]:
         if b'"type": "title"' in line:
             with contextlib.suppress(ValueError):
                 title = json.loads(line).get("title")
+        elif b'"type": "summary"' in line:
+            with contextlib.suppress(ValueError):
+                summary = json.loads(line)
     return StoredSession(
         session_id=str(header.get("sessionId", "")),
         agent=str(header.get("agent", "")),
@@ -364,7 +421,25 @@ def _list_entry(path: Path) -> StoredSession | None:
         created=str(header.get("created", "")),
         updated=updated,
         path=path,
+        turns=summary["turns"] if isinstance(summary.get("turns"), int) else None,
+        first_prompt=str(summary["firstPrompt"]) if summary.get("firstPrompt") else None,
     )
+
+
+def _tail(path: Path, skip: int) -> list[bytes]:
+    """The whole lines of the file's last :data:`_TAIL_BYTES` past ``skip``."""
+    try:
+        size = path.stat().st_size
+        if size <= skip:
+            return []
+        with open(path, "rb") as f:
+            start = max(skip, size - _TAIL_BYTES)
+            f.seek(start)
+            data = f.read()
+    except OSError:
+        return []
+    lines = data.split(b"\n")
+    return lines[1:] if start > skip else lines
 
 
 def _mtime(path: Path) -> float:

@@ -13,17 +13,20 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp.schema import PromptRequest
 from pydantic import ValidationError
 
 from acp_tui import ACP_HOST_VERSION
+from acp_tui.core import session_settings
+from acp_tui.core.agent_markup import readable_title
 from acp_tui.core.budget import DEFAULT_BUDGET, Spill, TextBudget, default_spill_root
 from acp_tui.core.channel import DEFAULT_CAPACITY, EventChannel, EventHub
 from acp_tui.core.connection import AgentConnection, AgentSpec, next_connection_id
+from acp_tui.core.entries import Entry
 from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.history_store import HistoryStore, file_name
 from acp_tui.core.json_frames import fix_surrogates
@@ -35,6 +38,8 @@ from acp_tui.core.validation import describe
 Identity = tuple[AgentSpec, str]
 #: ``session/list`` pages read at most (a misbehaving agent could page forever).
 MAX_LIST_PAGES = 20
+#: What the local history adds to an agent's session/list entry.
+_KEPT = ("turns", "firstPrompt")
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,7 @@ class Host:
         text_budget: int = DEFAULT_BUDGET,
         spill_root: Path | None = None,
         timeouts: Timeouts | None = None,
+        logs: Path | None = None,
     ) -> None:
         self.hub = EventHub()
         #: Characters of text each session may hold; past it, large contents are
@@ -57,6 +63,8 @@ class Host:
         self.text_budget = text_budget
         self.spill_root = spill_root if spill_root is not None else default_spill_root()
         self.timeouts = timeouts or Timeouts()
+        #: Where each agent's log goes (agent_log.py; None: not kept).
+        self.logs = logs
         #: Where sessions' transcripts are kept (None: nowhere).
         self.history = history
         self.permissions = PermissionBook()
@@ -128,6 +136,7 @@ class Host:
             base_env=self.base_env,
             on_gone=self._connection_gone,
             timeouts=self.timeouts,
+            logs=self.logs,
         )
         connection.trace_frames = trace_frames
         try:
@@ -190,7 +199,9 @@ class Host:
         agent_session_id = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(agent_session_id, str):
             raise HostError("agent_error", "the agent answered session/new without a sessionId")
-        session = self._new_session(connection, agent_session_id, directory, allow_roots)
+        session = self._new_session(
+            connection, agent_session_id, directory, allow_roots, mcp_servers=mcp_servers
+        )
         session.adopt_setup(result)
         return session
 
@@ -202,6 +213,7 @@ class Host:
         allow_roots: Iterable[str | Path],
         *,
         resumed: bool = False,
+        mcp_servers: list[dict[str, Any]] | None = None,
     ) -> Session:
         """A session registered with the host and its connection, and, unless
         ``resumed`` (recorded once its load succeeds), with the history."""
@@ -222,6 +234,7 @@ class Host:
             base_env=self.base_env,
             cancel_grace=self.cancel_grace,
             budget=TextBudget(self.text_budget, Spill(self.spill_root / spill_name(session_id))),
+            mcp_servers=mcp_servers,
         )
         if not resumed:
             self._record(session, connection)
@@ -237,20 +250,35 @@ class Host:
         *,
         allow_roots: Iterable[str | Path] = (),
         mcp_servers: list[dict[str, Any]] | None = None,
+        resume: Sequence[Entry] | None = None,
+        settings: dict[str, Any] | None = None,
     ) -> Session:
-        """Resume one of the agent's sessions (``session/load``): the agent
-        replays its history as updates into the new session's thread."""
+        """Resume one of the agent's sessions: with ``session/load`` the agent
+        replays its history as updates into the new session's thread; with
+        ``resume`` (the entries the host still has) it is ``session/resume``,
+        which replays nothing: the thread starts as a copy of those entries.
+        ``settings`` (default: the local history's) are restored after."""
         self._check_running()
         connection = self.connection(connection_id)
-        if not connection.capabilities.get("loadSession"):
+        method = "session/load" if resume is None else "session/resume"
+        if resume is None and not connection.capabilities.get("loadSession"):
             raise HostError("unsupported", f"{connection.agent_name} cannot load sessions")
+        if resume is not None and not can_resume(connection.capabilities):
+            raise HostError("unsupported", f"{connection.agent_name} cannot resume sessions")
         directory = _directory(cwd if cwd is not None else connection.cwd)
         session = self._new_session(
-            connection, agent_session_id, directory, allow_roots, resumed=True
+            connection,
+            agent_session_id,
+            directory,
+            allow_roots,
+            resumed=True,
+            mcp_servers=mcp_servers,
         )
+        for entry in resume or ():
+            session.commit(session.thread.append_copy(entry))
         try:
             result = await connection.call(
-                "session/load",
+                method,
                 {
                     "sessionId": agent_session_id,
                     "cwd": str(directory),
@@ -263,11 +291,53 @@ class Host:
             session.close()
             raise
         session.adopt_setup(result if isinstance(result, dict) else {})
+        if settings is None:
+            settings = self.kept_settings(agent_session_id)
         # Recorded only now: a failed load must not touch the stored transcript.
         # The first flush writes every entry, the replay included.
         self._record(session, connection, resumed=True)
+        await self.restore_settings(session, settings)
         session.save_history()
         return session
+
+    async def revive_session(
+        self, connection_id: str, dead: Session
+    ) -> tuple[Session, Literal["resumed", "loaded"]] | None:
+        """``dead`` (its agent went away) in a new agent process: resumed
+        (``session/resume``, the thread carried over) or loaded (``session/load``,
+        replayed) when the agent can, with its mode and model; None when it
+        can do neither. Raises HostError when the agent refuses."""
+        connection = self.connection(connection_id)
+        resume = can_resume(connection.capabilities)
+        if not resume and not connection.capabilities.get("loadSession"):
+            return None
+        session = await self.load_session(
+            connection_id,
+            dead.agent_session_id,
+            dead.cwd,
+            allow_roots=dead.tools.fence.roots[1:],
+            mcp_servers=dead.mcp_servers,
+            resume=dead.thread.entries if resume else None,
+            settings=session_settings.current(dead),
+        )
+        return session, "resumed" if resume else "loaded"
+
+    def kept_settings(self, agent_session_id: str) -> dict[str, Any]:
+        """The mode, config values and usage the local history kept for a session."""
+        if self.history is None:
+            return {}
+        try:
+            return self.history.read(agent_session_id).settings
+        except (KeyError, OSError):
+            return {}
+
+    async def restore_settings(self, session: Session, settings: dict[str, Any]) -> None:
+        """Put back the mode and model chosen before (where the agent allows
+        it), with a note in the log saying so."""
+        restored = await session_settings.restore(session, settings)
+        if restored:
+            text = "Restored from before: " + " · ".join(restored)
+            session.commit(session.thread.append_notice("info", text))
 
     def _record(
         self, session: Session, connection: AgentConnection, *, resumed: bool = False
@@ -277,7 +347,7 @@ class Host:
         try:
             session.recorder = self.history.recorder(
                 session.agent_session_id,
-                agent=connection.agent_name,
+                agent=connection.history_key,
                 cwd=session.cwd,
                 resumed=resumed,
             )
@@ -295,10 +365,18 @@ class Host:
         directory = _directory(cwd) if cwd is not None else None
         sessions_caps = connection.capabilities.get("sessionCapabilities") or {}
         if isinstance(sessions_caps, dict) and sessions_caps.get("list") is not None:
-            return await _agent_sessions(connection, directory)
+            listed = await _agent_sessions(connection, directory)
+            for info in listed:
+                info["agent"] = connection.agent_name
+                if isinstance(info.get("title"), str):
+                    info["title"] = readable_title(info["title"])
+                kept = self.history.stored(info["sessionId"]) if self.history else None
+                if kept is not None:  # what acp-tui kept of it: turns, first prompt
+                    info.update({k: v for k, v in kept.to_wire().items() if k in _KEPT})
+            return listed
         if self.history is None:
             return []
-        stored = self.history.sessions(agent=connection.agent_name, cwd=directory)
+        stored = self.history.sessions(agent=connection.history_key, cwd=directory)
         return [s.to_wire() for s in stored]
 
     async def prompt(self, session_id: str, blocks: list[dict[str, Any]]) -> str:
@@ -387,6 +465,12 @@ async def _agent_sessions(connection: AgentConnection, cwd: Path | None) -> list
 def spill_name(session_id: str) -> str:
     """The folder name of a session's spill files (safe, unique per id)."""
     return file_name(session_id).removesuffix(".jsonl")
+
+
+def can_resume(capabilities: dict[str, Any]) -> bool:
+    """Whether the agent offers ``session/resume`` (ACP's unstable sessionCapabilities)."""
+    caps = capabilities.get("sessionCapabilities")
+    return isinstance(caps, dict) and caps.get("resume") is not None
 
 
 def _directory(cwd: str | Path | None) -> Path:

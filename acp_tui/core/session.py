@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from acp_tui.core import fs
+from acp_tui.core import cancel_recovery, failures, fs, session_settings
 from acp_tui.core.budget import TextBudget
 from acp_tui.core.channel import EventHub
 from acp_tui.core.coalesce import Coalescer
@@ -48,6 +48,20 @@ class AgentLink(Protocol):
     """What a session needs from its agent connection."""
 
     agent_name: str
+    #: Learned from the agent: its session must be reopened after a cancel
+    #: (claude-agent-acp#551, see cancel_recovery.py).
+    reopen_after_cancel: bool
+
+    @property
+    def capabilities(self) -> dict[str, Any]: ...
+
+    @property
+    def log_path(self) -> Path | None: ...
+
+    def stderr_tail(self) -> str: ...
+
+    def note(self, text: str) -> None:
+        """Put ``text`` in the agent's log (when one is kept)."""
 
     async def call(self, method: str, params: dict[str, Any]) -> Any: ...
 
@@ -60,6 +74,12 @@ class Turn:
     cancel_requested: bool = False
     abandoned: asyncio.Event = field(default_factory=asyncio.Event)
     grace: asyncio.TimerHandle | None = None
+    #: session/prompt has been sent (it waits while the agent settles).
+    sent: bool = False
+    #: The agent sent text or a tool call in this turn.
+    content_seen: bool = False
+    #: The prompt request, when the turn ended without its answer (abandoned).
+    outstanding: asyncio.Future[Any] | None = None
 
 
 class Session:
@@ -76,6 +96,7 @@ class Session:
         base_env: Mapping[str, str] | None = None,
         cancel_grace: float = CANCEL_GRACE_SECONDS,
         budget: TextBudget | None = None,
+        mcp_servers: list[dict[str, Any]] | None = None,
     ) -> None:
         self.session_id = session_id
         self.agent_session_id = agent_session_id
@@ -94,9 +115,15 @@ class Session:
         self.title: str | None = None
         self.usage: dict[str, Any] | None = None
         self.last_stop_reason: str | None = None
+        self.mcp_servers = list(mcp_servers or [])
         self._hub = hub
         self._cancel_grace = cancel_grace
         self._closing_tasks: set[asyncio.Task[None]] = set()
+        #: After a cancel: what the next prompt waits for before it is sent
+        #: (the cancelled prompt's answer; reopening the agent's session).
+        self._settling: asyncio.Future[Any] | None = None
+        #: The last turn was cancelled: its next prompt may get a stale answer.
+        self._after_cancel = False
         #: Appends the transcript to the local history (None: not kept).
         self.recorder: SessionRecorder | None = None
         #: A flood of errors (malformed updates) is coalesced.
@@ -120,6 +147,12 @@ class Session:
         if self.recorder is not None:
             self.recorder.flush(self)
 
+    def describe_failure(self, error: HostError) -> str:
+        """An error entry's text: the error, its cause, the agent's stderr, its log."""
+        return failures.describe(
+            error.message, error=error, stderr=self.link.stderr_tail(), log=self.link.log_path
+        )
+
     def report_error(self, code: str, message: str) -> None:
         self._errors.offer(code, Event("error", {"code": code, "message": message}))
 
@@ -140,12 +173,31 @@ class Session:
         """An agent's ``session/update`` (synchronous, in arrival order)."""
         if self.status == "closed":
             return
+        if self.turn is not None and not self.turn.content_seen and _is_content(update):
+            self.turn.content_seen = True
         apply_update(self, update)
 
-    def set_current_mode(self, mode_id: str) -> None:
+    def set_current_mode(self, mode_id: str, *, note: bool = True) -> None:
+        before = (self.modes or {}).get("currentModeId")
         if self.modes is not None:
             self.modes = {**self.modes, "currentModeId": mode_id}
         self.commit(Event("mode-changed", {"currentModeId": mode_id}))
+        if note and before is not None and before != mode_id:
+            self.commit(
+                self.thread.append_notice("info", session_settings.mode_note(self.modes, mode_id))
+            )
+
+    def adopt_config_options(self, options: list[dict[str, Any]], *, note: bool = True) -> None:
+        """New config option values (the agent's or the user's): committed,
+        with a one-line note in the log for each value that changed."""
+        before, self.config_options = self.config_options, options
+        self.commit(Event("config-updated", {"configOptions": options}))
+        for text in session_settings.config_notes(before, options) if note else ():
+            self.commit(self.thread.append_notice("info", text))
+
+    def set_usage(self, usage: dict[str, Any]) -> None:
+        self.usage = usage
+        self.commit(Event("usage-updated", usage))
 
     def adopt_setup(self, result: Mapping[str, Any]) -> None:
         """Modes and config options from the agent's session/new answer."""
@@ -176,6 +228,16 @@ class Session:
 
     # -- turns -----------------------------------------------------------
 
+    @property
+    def closed(self) -> bool:
+        return self.status == "closed"
+
+    @property
+    def settling(self) -> bool:
+        """After a cancel, until the agent has settled: a prompt waits (and its
+        user entry comes once it is sent)."""
+        return self._settling is not None and not self._settling.done()
+
     def _require_open(self) -> None:
         if self.status == "closed":
             raise HostError("agent_exited", f"session {self.session_id} is closed")
@@ -185,10 +247,70 @@ class Session:
         self._require_open()
         if self.turn is not None:
             raise HostError("invalid_params", "a turn is already running in this session")
-        self.commit(self.thread.append_user(blocks))
-        turn = Turn(first_index=len(self.thread) - 1)
+        settling = self.settling
+        if not settling:
+            self.commit(self.thread.append_user(blocks))
+        turn = Turn(first_index=len(self.thread) - (0 if settling else 1))
         self.turn = turn
         self.set_status("running")
+        try:
+            if settling:
+                # After a cancel: the prompt goes in once the agent has settled,
+                # so that anything late of the cancelled turn stays above it.
+                await self._settled(turn)
+                turn.first_index = len(self.thread)
+                self.commit(self.thread.append_user(blocks))
+            after_cancel = self._after_cancel
+            result = await self._request(turn, blocks)
+            if turn.sent:
+                self._after_cancel = False
+            if (
+                after_cancel
+                and not turn.cancel_requested
+                and cancel_recovery.is_stale_end_turn(result, turn.content_seen)
+            ):
+                result = await self._recover_stale_turn(turn, blocks)
+        except asyncio.CancelledError:
+            self._end_turn(turn)
+            raise
+        except HostError as exc:
+            self._end_turn(turn)
+            if exc.code != "agent_exited" and self.status != "closed":
+                self.commit(self.thread.append_notice("error", self.describe_failure(exc)))
+                self.set_status("error", message=exc.message)
+            raise
+        if result is _ABANDONED:
+            self.commit(
+                self.thread.append_notice(
+                    "warning",
+                    f"The agent did not end the turn within {self._cancel_grace:g} s of the "
+                    "cancel; it was cancelled here. Late updates may still arrive.",
+                )
+            )
+            return self._finish(turn, "cancelled", note=False)
+        stop_reason = "end_turn"
+        if isinstance(result, dict) and isinstance(result.get("stopReason"), str):
+            stop_reason = result["stopReason"]
+        return self._finish(turn, stop_reason)
+
+    async def _settled(self, turn: Turn) -> None:
+        """Wait until the agent has settled after a cancel (or this turn is
+        cancelled while it waits)."""
+        settling = self._settling
+        if settling is None or settling.done():
+            return
+        abandoned: asyncio.Future[Any] = asyncio.ensure_future(turn.abandoned.wait())
+        try:
+            await asyncio.wait({settling, abandoned}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            abandoned.cancel()
+
+    async def _request(self, turn: Turn, blocks: list[dict[str, Any]]) -> Any:
+        """``session/prompt``: its answer, or :data:`_ABANDONED` when the agent
+        did not answer within the cancel grace (the request stays outstanding)."""
+        if turn.cancel_requested:
+            return {"stopReason": "cancelled"}  # cancelled before it was sent
+        turn.sent = True
         request = asyncio.ensure_future(
             self.link.call("session/prompt", {"sessionId": self.agent_session_id, "prompt": blocks})
         )
@@ -197,32 +319,59 @@ class Session:
             await asyncio.wait({request, abandoned}, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             request.cancel()
-            self._end_turn(turn)
             raise
         finally:
             abandoned.cancel()
         if not request.done():
             request.add_done_callback(_ignore_result)
-            self.commit(
-                self.thread.append_notice(
-                    "warning",
-                    f"The agent did not end the turn within {self._cancel_grace:g} s of the "
-                    "cancel; it was ended here. Late updates may still arrive.",
-                )
-            )
-            return self._finish(turn, "cancelled")
+            turn.outstanding = request
+            return _ABANDONED
+        return request.result()
+
+    async def _recover_stale_turn(self, turn: Turn, blocks: list[dict[str, Any]]) -> Any:
+        """The agent answered right after a cancel with a stale, empty
+        ``end_turn`` (claude-agent-acp#551): reopen its session when it can,
+        and send the prompt once more."""
+        link = self.link
+        link.reopen_after_cancel = True
+        reopen = cancel_recovery.can_reopen(link.capabilities)
+        link.note(
+            "a stale end_turn right after a cancel (claude-agent-acp#551): "
+            + ("reopening the session, " if reopen else "")
+            + "sending the prompt once more"
+        )
+        if reopen:
+            await cancel_recovery.reopen(self)
+        return await self._request(turn, blocks)
+
+    def _after_cancelled(self, turn: Turn) -> None:
+        """A cancelled turn ended: settle the agent before the next prompt."""
+        self._after_cancel = True
+        self._settling = asyncio.ensure_future(self._settle(turn.outstanding))
+
+    async def _settle(self, outstanding: asyncio.Future[Any] | None) -> None:
+        if outstanding is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(outstanding), cancel_recovery.SETTLE_SECONDS)
+        link = self.link
+        if (
+            not link.reopen_after_cancel
+            or not cancel_recovery.can_reopen(link.capabilities)
+            or self.status == "closed"
+        ):
+            return
         try:
-            result = request.result()
+            await cancel_recovery.reopen(self)
         except HostError as exc:
-            self._end_turn(turn)
-            if exc.code != "agent_exited" and self.status != "closed":
-                self.commit(self.thread.append_notice("error", exc.message))
-                self.set_status("error", message=exc.message)
-            raise
-        stop_reason = "end_turn"
-        if isinstance(result, dict) and isinstance(result.get("stopReason"), str):
-            stop_reason = result["stopReason"]
-        return self._finish(turn, stop_reason)
+            if not self.closed:
+                self.commit(
+                    self.thread.append_notice(
+                        "warning",
+                        f"Could not reopen the agent's session after the cancel: {exc.message}",
+                    )
+                )
+            return
+        self._after_cancel = False  # a fresh agent session: nothing stale in it
 
     def _end_turn(self, turn: Turn) -> None:
         if turn.grace is not None:
@@ -231,8 +380,17 @@ class Session:
             self.turn = None
         self.permissions.cancel_all(self)
 
-    def _finish(self, turn: Turn, stop_reason: str) -> str:
+    def _finish(self, turn: Turn, stop_reason: str, *, note: bool = True) -> str:
         self._end_turn(turn)
+        if stop_reason == "cancelled" and note and not self.closed:
+            self.commit(self.thread.append_notice("info", "Cancelled."))
+        if turn.sent and (stop_reason == "cancelled" or turn.cancel_requested):
+            self._after_cancelled(turn)
+        elif stop_reason == "end_turn" and turn.sent and not turn.content_seen and not self.closed:
+            # Never a silent empty turn.
+            self.commit(
+                self.thread.append_notice("info", "The agent ended the turn without a reply.")
+            )
         self.last_stop_reason = stop_reason
         if self.status != "closed":
             self.set_status("idle", stop_reason=stop_reason)
@@ -246,6 +404,9 @@ class Session:
         turn.cancel_requested = True
         self.permissions.cancel_all(self)
         self._mark_unfinished(turn.first_index, "canceled")
+        if not turn.sent:
+            turn.abandoned.set()  # nothing to tell the agent: it never got the prompt
+            return
         turn.grace = asyncio.get_running_loop().call_later(self._cancel_grace, turn.abandoned.set)
         with contextlib.suppress(HostError):
             await self.link.notify("session/cancel", {"sessionId": self.agent_session_id})
@@ -258,14 +419,16 @@ class Session:
 
     # -- modes and config --------------------------------------------------
 
-    async def set_mode(self, mode_id: str) -> None:
+    async def set_mode(self, mode_id: str, *, note: bool = True) -> None:
         self._require_open()
         await self.link.call(
             "session/set_mode", {"sessionId": self.agent_session_id, "modeId": mode_id}
         )
-        self.set_current_mode(mode_id)
+        self.set_current_mode(mode_id, note=note)
 
-    async def set_config_option(self, config_id: str, value: Any) -> list[dict[str, Any]]:
+    async def set_config_option(
+        self, config_id: str, value: Any, *, note: bool = True
+    ) -> list[dict[str, Any]]:
         self._require_open()
         params: dict[str, Any] = {
             "sessionId": self.agent_session_id,
@@ -276,9 +439,9 @@ class Session:
             params["type"] = "boolean"
         result = await self.link.call("session/set_config_option", params)
         options = result.get("configOptions") if isinstance(result, dict) else None
-        if isinstance(options, list):
-            self.config_options = options
-        self.commit(Event("config-updated", {"configOptions": self.config_options}))
+        self.adopt_config_options(
+            options if isinstance(options, list) else self.config_options, note=note
+        )
         return self.config_options
 
     # -- state -----------------------------------------------------------
@@ -310,10 +473,7 @@ class Session:
         self.permissions.cancel_all(self)
         if self.turn is not None:
             self._mark_unfinished(self.turn.first_index, "failed")
-        text = message
-        last_lines = "\n".join(stderr_tail.strip().splitlines()[-12:])
-        if last_lines:
-            text += "\n\nLast lines of the agent's stderr:\n" + last_lines
+        text = failures.describe(message, stderr=stderr_tail, log=self.link.log_path)
         self.commit(self.thread.append_notice("error", text))
         self.set_status("error", message=message)
         self.close()
@@ -333,6 +493,25 @@ class Session:
     async def wait_closed(self) -> None:
         if self._closing_tasks:
             await asyncio.gather(*self._closing_tasks, return_exceptions=True)
+
+
+#: What _request returns for a prompt whose answer did not come within the grace.
+_ABANDONED = object()
+_CONTENT_UPDATES = frozenset({"agent_message_chunk", "agent_thought_chunk"})
+_TOOL_UPDATES = frozenset({"tool_call", "tool_call_update"})
+
+
+def _is_content(update: Any) -> bool:
+    """Whether an update is part of a reply: text, a thought or a tool call."""
+    if not isinstance(update, dict):
+        return False
+    kind = update.get("sessionUpdate")
+    if kind in _TOOL_UPDATES:
+        return True
+    if kind not in _CONTENT_UPDATES:
+        return False
+    content = update.get("content")
+    return not (isinstance(content, dict) and content.get("text") == "")
 
 
 def _ignore_result(future: asyncio.Future[Any]) -> None:

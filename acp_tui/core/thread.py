@@ -32,6 +32,7 @@ from acp_tui.core.entries import (
     ToolCallEntry,
     ToolStatus,
     UserEntry,
+    entry_from_wire,
 )
 from acp_tui.core.events import Event
 
@@ -142,6 +143,10 @@ class Thread:
             return events.text_delta(index, len(chunks) - 1, chunk_type, text, tail.message_id)
         chunks.append(Chunk(chunk_type, text, message_id))
         return events.text_delta(index, len(chunks) - 1, chunk_type, text, message_id)
+
+    def append_copy(self, entry: Entry) -> Event:
+        """Append a copy of another thread's entry (a session carried over)."""
+        return self._append(entry_from_wire(entry.to_wire()))
 
     def append_notice(self, level: NoticeLevel, text: str) -> Event:
         return self._append(NoticeEntry(level=level, text=text))

@@ -176,8 +176,7 @@ def _mode(session: Session, update: dict[str, Any]) -> None:
 
 def _config(session: Session, update: dict[str, Any]) -> None:
     data = _wire(ConfigOptionUpdate.model_validate(update))
-    session.config_options = data.get("configOptions", [])
-    session.commit(Event("config-updated", {"configOptions": session.config_options}))
+    session.adopt_config_options(data.get("configOptions", []))
 
 
 def _session_info(session: Session, update: dict[str, Any]) -> None:
@@ -191,8 +190,7 @@ def _session_info(session: Session, update: dict[str, Any]) -> None:
 def _usage(session: Session, update: dict[str, Any]) -> None:
     data = _wire(UsageUpdate.model_validate(update))
     data.pop("sessionUpdate", None)
-    session.usage = data
-    session.commit(Event("usage-updated", data))
+    session.set_usage(data)
 
 
 _APPLIERS: dict[str, Applier] = {

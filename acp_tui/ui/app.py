@@ -21,8 +21,10 @@ from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.notifications import SeverityLevel
-from textual.widgets import Static, TextArea
+from textual.widgets import TextArea
 
+from acp_tui.core import failures
+from acp_tui.core.agent_log import logs_dir
 from acp_tui.core.budget import DEFAULT_BUDGET
 from acp_tui.core.channel import ChannelClosed, EventChannel
 from acp_tui.core.connection import AgentConnection, AgentSpec
@@ -38,22 +40,21 @@ from acp_tui.core.timeouts import Timeouts
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.exit_guard import ExitGuard, run_guarded
 from acp_tui.ui.export_command import EXPORT_COMMAND, export_conversation, parse_local_command
-from acp_tui.ui.log_source import LogSource
+from acp_tui.ui.help_topics import help_topics, welcome
+from acp_tui.ui.history import PromptHistory, history_path
+from acp_tui.ui.log_source import LogSource, Tail
 from acp_tui.ui.permission_flow import PermissionFlow
-from acp_tui.ui.pickers import (
-    SessionCommands,
-    SettingsPicker,
-    option_name,
-    selectable_options,
-    value_name,
-)
-from acp_tui.ui.resume import ResumeFlow
+from acp_tui.ui.pickers import SessionCommands, SettingsPicker, session_status
+from acp_tui.ui.resume import ResumeFlow, resume_hint
+from acp_tui.ui.revive import Revived, revive
+from acp_tui.ui.screens.help import HelpScreen
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
-from acp_tui.ui.themes import DEFAULT_THEME, register_themes
+from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
 from acp_tui.ui.widgets import status_bar
 from acp_tui.ui.widgets.entry_log import EntryLog
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.queue_line import QueueLine
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 
 #: Events handled per batch before the UI gets a turn (keeps it responsive under floods).
@@ -61,20 +62,6 @@ EVENT_BATCH = 256
 DOUBLE_PRESS_SECONDS = 2.0
 #: Below this many rows the plan panel starts folded to one line.
 SHORT_SCREEN = 30
-
-
-class QueueLine(Static):
-    DEFAULT_CSS = """
-    QueueLine {
-        height: auto;
-        max-height: 4;
-        color: $warning;
-        background: $surface;
-        padding: 0 1;
-        display: none;
-    }
-    QueueLine.-queued { display: block; }
-    """
 
 
 class AcpApp(App[int]):
@@ -96,6 +83,7 @@ class AcpApp(App[int]):
         Binding("ctrl+end", "log_end", "Bottom", priority=True, show=False),
         Binding("ctrl+t", "toggle_plan", "Plan", show=False),
         Binding("ctrl+l", "focus_log", "Log", show=False),
+        Binding("f1", "help", "Help", priority=True, show=False),
     ]
 
     def __init__(
@@ -108,8 +96,11 @@ class AcpApp(App[int]):
         theme: str | None = None,
         resume: str | None = None,
         notices: list[str] | None = None,
+        prompt_history: PromptHistory | None = None,
     ) -> None:
         super().__init__()
+        #: What was sent in this project, kept across runs (ui/history.py).
+        self.prompt_history = prompt_history or PromptHistory(path=history_path(cwd))
         #: Start-up warnings (the config file's problems), shown in the log.
         self._startup_notices = list(notices or ())
         #: Resume at start: LATEST, PICK or a session id (see ui/resume.py).
@@ -126,10 +117,18 @@ class AcpApp(App[int]):
         self._requested_theme = theme
         self._channel: EventChannel = self.host.attach()
         self._starts: dict[str, int] = {}
+        #: Entries at the start of a session's thread that the log does not show.
+        self._skips: dict[str, int] = {}
+        #: The session whose agent died, to bring back at the next start.
+        self._dead: Session | None = None
+        #: The prompt handed to the session and not in its log yet.
+        self._handing_over: str | None = None
         self._local: list[Entry] | None = None
         self._last_ctrl_c = 0.0
         self._turn_started: float | None = None
         self._starting = False
+        #: The last start (open, session/new) failed: the agent is not gone.
+        self._start_failed = False
         self._quitting = False
         #: When the user last changed the draft (a dialog opening then waits).
         self.last_typed = 0.0
@@ -177,7 +176,7 @@ class AcpApp(App[int]):
         yield EntryLog(self.source, id="log")
         yield PlanPanel(id="plan")
         yield QueueLine(id="queue", markup=False)
-        yield PromptInput(id="prompt")
+        yield PromptInput(id="prompt", history=self.prompt_history)
         yield StatusBar(id="status")
 
     @property
@@ -198,6 +197,7 @@ class AcpApp(App[int]):
             )
             wanted = DEFAULT_THEME if DEFAULT_THEME in names else "textual-dark"
         self.theme = wanted
+        keep_picked_themes(self, wanted)
         self.prompt.focus()
         for text in self._startup_notices:
             self._notice("warning", text)
@@ -219,21 +219,35 @@ class AcpApp(App[int]):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def _start_agent(self) -> None:
         self._starting = True
+        self._start_failed = False
         self.refresh_status()
+        connection: AgentConnection | None = None
         try:
             connection, _ = await self.host.open_connection(self.spec, self.cwd)
-            resumed = None
-            if self.resume is not None:
-                resume, self.resume = self.resume, None  # only at the first start
+            resumed, resume = None, self.resume
+            shown: Revived | None = None
+            if self._dead is not None:
+                shown = await revive(self.host, connection, self._dead, self._create_session)
+                self._dead = None
+                resumed = shown.session
+            elif resume is not None:
+                self.resume = None  # only at the first start
                 resumed = await resume.session(connection)
             session = resumed or await self._create_session(connection)
+            if resume is not None and resumed is None:
+                await self.host.restore_settings(session, resume.settings)
         except HostError as exc:
             self._starting = False
-            detail = ""
-            if isinstance(exc.data, dict) and exc.data.get("stderr"):
-                detail = "\n\n" + "\n".join(str(exc.data["stderr"]).strip().splitlines()[-12:])
+            self._start_failed = True
+            name = connection.agent_name if connection else self.spec.display_name
             self._notice(
-                "error", f"Could not start {self.spec.display_name}: {exc.message}{detail}"
+                "error",
+                failures.describe(
+                    f"Could not start {name}: {exc.message}",
+                    error=exc,
+                    stderr=connection.stderr_tail() if connection else "",
+                    log=connection.log_path if connection else None,
+                ),
             )
             self.refresh_status()
             return
@@ -241,7 +255,13 @@ class AcpApp(App[int]):
         self.connection = connection
         self.session = session
         self._local = None
-        self._starts[session.session_id] = self.source.add(session.thread.entries)
+        skip = shown.skip if shown is not None else 0
+        if shown is not None and shown.replaces is not None:  # carried on: not shown twice
+            self.source.remove(shown.replaces.thread.entries)
+            self.log_view.reset()
+        start = self.source.add(Tail(session.thread.entries, skip))
+        self._starts[session.session_id] = start - skip
+        self._skips[session.session_id] = skip
         self.log_view.sync()
         self.prompt.set_commands([*session.commands, EXPORT_COMMAND])
         self.prompt.set_file_root(session.cwd)
@@ -250,7 +270,7 @@ class AcpApp(App[int]):
         )
         self.query_one(PlanPanel).entries = list(session.plan)
         self.log_view.cwd = str(session.cwd)
-        self.log_view.set_empty_message(self._welcome(connection))
+        self.log_view.set_empty_message(welcome(self, connection))
         self.refresh_status()
         self._send_next()
 
@@ -267,20 +287,6 @@ class AcpApp(App[int]):
                     "agent_error", "not signed in (send a message to try again)"
                 ) from None
         return await self.host.create_session(connection.connection_id, self.cwd)
-
-    def _welcome(self, connection: AgentConnection) -> str:
-        info = connection.init_result.get("agentInfo") or {}
-        name = one_line(str(info.get("title") or info.get("name") or self.spec.display_name))
-        version = f" {one_line(str(info['version']))}" if info.get("version") else ""
-        lines = [
-            f"{name}{version} is ready in {self.cwd.name or self.cwd}",
-            "",
-            "Type a message and press Enter · Ctrl+J for a new line · / for commands",
-            "Shift+Tab switches mode · Esc cancels a turn · PgUp/PgDn scroll · Ctrl+Q quits",
-        ]
-        if self.spec.name == "demo":
-            lines += ["", "New here? Say hi for a guided tour."]
-        return "\n".join(lines)
 
     # -- events from the core -----------------------------------------------------
 
@@ -312,9 +318,14 @@ class AcpApp(App[int]):
             return
         log = self.log_view
         data = event.data
+        if data.get("index", 1 << 62) < self._skips.get(event.session_id, 0):
+            return  # a replay of what the log shows above
         if event.type == "entry-appended":
             log.sync()
             entry = data["entry"]
+            if entry.get("kind") == "user" and self._handing_over is not None:
+                self._handing_over = None
+                self._show_queue()
             if entry.get("kind") == "assistant" and self._turn_running(event.session_id):
                 log.stream(start + data["index"])
         elif event.type == "entry-updated":
@@ -348,6 +359,9 @@ class AcpApp(App[int]):
         status = data.get("status")
         if status == "running":
             self._turn_started = status_bar.now()
+            # The plan of an earlier turn is not pinned through this one (a
+            # plan-updated event of this turn shows it again).
+            self.query_one(PlanPanel).entries = []
         else:
             self.log_view.flush_reveals()
             self._turn_started = None
@@ -363,55 +377,41 @@ class AcpApp(App[int]):
         session = self.session
         info = self.connection.init_result.get("agentInfo", {}) if self.connection else {}
         if session is None:
-            status = "starting" if self._starting else "closed"
+            status = "starting" if self._starting else "failed" if self._start_failed else "closed"
             self.query_one(StatusBar).info = StatusInfo(
                 agent=self.spec.display_name, status=status, queued=len(self.queued)
             )
             self._show_queue()
             return
-        mode = ""
-        if session.modes:
-            current = session.modes.get("currentModeId")
-            for available in session.modes.get("availableModes", []):
-                if available.get("id") == current:
-                    mode = str(available.get("name") or current)
-        config = []
-        for option in selectable_options(session):
-            if option.get("category") == "mode":
-                continue  # shown as the mode
-            config.append((option["id"], option_name(option), value_name(option)))
-        usage = session.usage or {}
-        cost = usage.get("cost") or {}
-        self.query_one(StatusBar).info = StatusInfo(
+        self.query_one(StatusBar).info = session_status(
+            session,
             agent=str(info.get("title") or info.get("name") or self.spec.display_name),
-            agent_version=str(info.get("version", "")),
-            title=session.title or "",
-            mode=mode,
-            config=tuple(config),
-            status=session.status,
-            running_since=self._turn_started if session.status == "running" else None,
-            stop_reason=session.last_stop_reason,
-            used_tokens=usage.get("used"),
-            context_size=usage.get("size"),
-            cost=f"{cost['amount']:.2f} {cost.get('currency', '')}" if cost.get("amount") else "",
+            version=str(info.get("version", "")),
+            running_since=self._turn_started,
             queued=len(self.queued),
         )
         self._show_queue()
 
     def _show_queue(self) -> None:
-        line = self.query_one(QueueLine)
-        line.set_class(bool(self.queued), "-queued")
-        if self.queued:
-            shown = [f"⏳ queued: {one_line(text)[:100]}" for text in self.queued[:3]]
-            if len(self.queued) > 3:
-                shown.append(f"… and {len(self.queued) - 3} more")
-            line.update("\n".join(shown))
+        self.query_one(QueueLine).show(self.queued, self._handing_over)
 
     # -- prompts -------------------------------------------------------------------
 
     def on_text_area_changed(self, message: TextArea.Changed) -> None:
         if message.text_area is self.prompt:
             self.last_typed = time.monotonic()
+            self._show_follow_key()
+
+    def on_descendant_focus(self) -> None:
+        self._show_follow_key()
+
+    def _show_follow_key(self) -> None:
+        """The "new output" hint names a key that works where the focus is."""
+        log = self.log_view
+        key = "End" if log.has_focus or not self.prompt.text else "Ctrl+End"
+        if log.follow_key != key:
+            log.follow_key = key
+            log.refresh()
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         argument = parse_local_command(message.text)
@@ -419,6 +419,7 @@ class AcpApp(App[int]):
             self.action_export(argument)
             return
         self.queued.append(message.text)
+        self.log_view.action_scroll_end()  # sending always shows the newest output
         self.refresh_status()
         self._send_next()
 
@@ -432,6 +433,8 @@ class AcpApp(App[int]):
         if session.status == "running":
             return
         text = self.queued.pop(0)
+        # Shown until the session takes it in (after a cancel, once the agent settled).
+        self._handing_over = text if session.settling else None
         self.refresh_status()
         self._run_prompt(session, text)
 
@@ -453,17 +456,28 @@ class AcpApp(App[int]):
             if exc.code not in ("agent_exited", "agent_error"):
                 self.notify(exc.message, severity="error", timeout=8)
         finally:
+            self._handing_over = None
             self.refresh_status()
             self._send_next()
 
     def _restart(self) -> None:
-        if self.session is not None:
-            self._notice("info", f"Restarting {self.spec.display_name}…")
+        """The agent is gone: start it again, with the same session if it can."""
+        if self.session is not None and self.session.status == "closed":
+            self._dead = self.session
         self.session = None
         self.connection = None
         self._start_agent()
 
     # -- actions -------------------------------------------------------------------
+
+    #: Keys for the log that a dialog on top (the permission dialog, a picker,
+    #: the help) keeps for itself: its PgUp/PgDn scroll what it shows.
+    _LOG_ACTIONS = frozenset({"log_page", "log_home", "log_end", "cycle_mode"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self._LOG_ACTIONS and len(self.screen_stack) > 1:
+            return False
+        return super().check_action(action, parameters)
 
     async def action_quit(self) -> None:
         if self._quitting:
@@ -478,13 +492,19 @@ class AcpApp(App[int]):
             await asyncio.wait_for(self.host.shutdown(), 5)
         self.exit(0)
 
-    def action_clear_or_quit(self) -> None:
+    async def action_clear_or_quit(self) -> None:
+        """Ctrl+C: clear the draft; else cancel the running turn; else, pressed
+        twice on an idle, empty prompt, quit (never in the middle of a turn)."""
         now = time.monotonic()
+        self._last_ctrl_c, last = 0.0, self._last_ctrl_c
         if self.prompt.text:
             self.prompt.clear_draft()
-            self._last_ctrl_c = 0.0  # clearing does not arm quitting
             return
-        if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
+        session = self.session
+        if session is not None and session.status == "running":
+            await self.action_cancel_turn()
+            return
+        if now - last < DOUBLE_PRESS_SECONDS:
             self.call_later(self.action_quit)
             return
         self._last_ctrl_c = now
@@ -494,6 +514,8 @@ class AcpApp(App[int]):
         session = self.session
         if session is None or session.status != "running":
             return
+        if session.turn is not None and session.turn.cancel_requested:
+            return  # already cancelling
         self.notify("Cancelling the turn…", timeout=3)
         with contextlib.suppress(HostError):
             await self.host.cancel(session.session_id)
@@ -551,6 +573,16 @@ class AcpApp(App[int]):
     def action_focus_log(self) -> None:
         self.log_view.focus()
 
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(help_topics(self)))
+
+    def on_prompt_input_help_requested(self, message: PromptInput.HelpRequested) -> None:
+        self.action_help()
+
+    def on_prompt_input_follow_requested(self, message: PromptInput.FollowRequested) -> None:
+        self.action_log_end()
+
     def on_entry_log_copy_requested(self, message: EntryLog.CopyRequested) -> None:
         where = copy_text(self, message.text)
         self.notify(f"Copied {message.what} to {where}", timeout=3)
@@ -573,7 +605,18 @@ def run_tui(
     text_budget: int = DEFAULT_BUDGET,
 ) -> int:
     host = Host(
-        extra_roots=extra_roots, history=history, timeouts=timeouts, text_budget=text_budget
+        extra_roots=extra_roots,
+        history=history,
+        timeouts=timeouts,
+        text_budget=text_budget,
+        logs=logs_dir(),
     )
     app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume, notices=notices)
-    return run_guarded(app)
+    code = run_guarded(app)
+    # Only after a normal quit: after a signal or a lost terminal nobody may
+    # be reading it (a write could block).
+    hint = resume_hint(app.spec, app.session, cwd, app.connection) if code == 0 else None
+    if hint:
+        with contextlib.suppress(OSError):
+            print(hint, flush=True)
+    return code

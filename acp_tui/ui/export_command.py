@@ -22,8 +22,8 @@ __all__ = ["EXPORT_COMMAND", "export_conversation", "parse_local_command"]
 #: How /export shows up in slash completion, beside the agent's own commands.
 EXPORT_COMMAND = {
     "name": "export",
-    "description": "acp-tui: save the conversation as Markdown",
-    "input": {"hint": "path (default: a file named after the session)"},
+    "description": "acp-tui: save the conversation as Markdown in the project folder",
+    "input": {"hint": "path (default: acp-tui-<date>[-<title>].md in the project folder)"},
 }
 
 

@@ -1,15 +1,37 @@
 """Prompt history: what the user sent, and a readline-style walk through it.
 
-:class:`PromptHistory` is plain data (``entries``, newest last) so that it can
-be persisted by someone else; :class:`HistoryBrowser` is the per-input state
-of an Up/Down walk through one snapshot of it.
+:class:`PromptHistory` is plain data (``entries``, newest last); given a
+``path`` it is kept across runs: one JSON string per line, appended as
+prompts are sent, rewritten to the newest ``limit`` when the file holds
+twice that. :func:`history_path` gives each project (working directory) a
+file of its own under ``$XDG_STATE_HOME/acp-tui/prompts/``.
+:class:`HistoryBrowser` is the per-input state of an Up/Down walk through one
+snapshot of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from acp_tui.core.state_paths import state_dir
+
+log = logging.getLogger(__name__)
 
 DEFAULT_LIMIT = 500
+
+
+def history_path(cwd: Path, env: Mapping[str, str] | None = None) -> Path:
+    """The prompt history file of the project in ``cwd``."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", cwd.name).strip("._")[:40] or "root"
+    digest = hashlib.sha256(str(cwd).encode()).hexdigest()[:10]
+    return state_dir(env) / "prompts" / f"{name}-{digest}.jsonl"
 
 
 class PromptHistory:
@@ -19,13 +41,35 @@ class PromptHistory:
     read (and replaced) freely, e.g. to load or save it.
     """
 
-    def __init__(self, entries: Iterable[str] = (), *, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(
+        self, entries: Iterable[str] = (), *, limit: int = DEFAULT_LIMIT, path: Path | None = None
+    ) -> None:
         if limit < 1:
             raise ValueError("limit must be at least 1")
         self.limit = limit
         self.entries: list[str] = []
+        self.path: Path | None = None
         for entry in entries:
             self.add(entry)
+        self._lines = 0
+        if path is not None:
+            for entry in self._read(path):
+                self.add(entry)
+            self.path = path
+
+    def _read(self, path: Path) -> list[str]:
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return []
+        self._lines = len(lines)
+        found = []
+        for line in lines:
+            with contextlib.suppress(ValueError):
+                entry = json.loads(line)
+                if isinstance(entry, str):
+                    found.append(entry)
+        return found
 
     def add(self, text: str) -> None:
         """Record ``text`` as the newest entry (unless blank or equal to the newest)."""
@@ -37,6 +81,32 @@ class PromptHistory:
         overflow = len(self.entries) - self.limit
         if overflow > 0:
             del self.entries[:overflow]
+        if self.path is not None:
+            self._save(text)
+
+    def _save(self, text: str) -> None:
+        assert self.path is not None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if self._lines >= 2 * self.limit:
+                data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in self.entries)
+                tmp = self.path.with_suffix(".tmp")
+                tmp.write_text(data, encoding="utf-8")
+                os.replace(tmp, self.path)
+                self._lines = len(self.entries)
+                return
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(text, ensure_ascii=False) + "\n")
+            self._lines += 1
+        except OSError as exc:
+            log.warning("prompt history not kept: %s", exc)
+            self.path = None
+
+    def search(self, query: str) -> list[str]:
+        """Entries containing ``query`` (case-insensitive), newest first, once each."""
+        needle = query.casefold()
+        found = [e for e in reversed(self.entries) if needle in e.casefold()]
+        return list(dict.fromkeys(found))
 
     def __len__(self) -> int:
         return len(self.entries)

@@ -7,6 +7,7 @@ rendering it: a cheap guess of its height, and its text for the clipboard.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import overload
 
 from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
 
@@ -47,11 +48,45 @@ class LogSource:
             for offset in range(first, len(segment)):
                 yield segment_start + offset, segment[offset]
 
+    def remove(self, entries: Sequence[Entry]) -> None:
+        """Stop showing ``entries`` (a session that another one carries on)."""
+        kept = [segment for segment in self._segments if segment is not entries]
+        self._segments, self._starts = [], []
+        for segment in kept:
+            self.add(segment)
+
     def start_of(self, entries: Sequence[Entry]) -> int:
         for start, segment in zip(self._starts, self._segments, strict=True):
             if segment is entries:
                 return start
         raise KeyError("not shown in this log")
+
+
+class Tail(Sequence[Entry]):
+    """A thread shown from entry ``skip`` on (a reloaded session whose replay
+    repeats what the log already shows above it)."""
+
+    def __init__(self, entries: Sequence[Entry], skip: int) -> None:
+        self.entries = entries
+        self.skip = skip
+
+    def __len__(self) -> int:
+        return max(len(self.entries) - self.skip, 0)
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Entry]: ...
+
+    def __getitem__(self, index: int | slice) -> Entry | Sequence[Entry]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.entries[self.skip + index]
 
 
 def estimate_height(entry: Entry, width: int) -> int:

@@ -14,14 +14,16 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.text import Text
 from textual import events
 
 from acp_tui.core.content_text import clean, one_line
 from acp_tui.core.entries import ToolCallEntry
 from acp_tui.core.errors import HostError
+from acp_tui.core.tool_paths import outside_paths
 from acp_tui.ui.render import ThemePalette
+from acp_tui.ui.render.tools import display_path
 from acp_tui.ui.screens.permission import PermissionPrompt, PermissionScreen
 
 if TYPE_CHECKING:
@@ -75,15 +77,24 @@ class PermissionFlow:
                 continue
             found = pending.owner.thread.tool_call(pending.tool_call_id)
             entry = found[1] if found is not None else None
+            session = host.sessions.get(pending.owner.session_id)
+            cwd = str(session.cwd) if session is not None else None
+            outside = (
+                outside_paths(entry, session.tools.fence)
+                if entry is not None and session is not None
+                else []
+            )
             prompt = PermissionPrompt(
                 request_id=request_id,
                 title=one_line(entry.title if entry is not None else pending.tool_call_id),
                 tool_kind=entry.tool_kind if entry is not None else "other",
                 options=[_shown_option(option) for option in pending.options],
-                preview=preview(entry, self._palette()) if entry else None,
-                locations=_locations(entry),
+                preview=preview(entry, self._palette(), cwd) if entry else None,
+                locations=_locations(entry, cwd),
                 position=1,
                 total=1 + len(self.queue),
+                outside=[display_path(p, cwd) for p in outside],
+                project=session.cwd.name or str(session.cwd) if session else "the project",
             )
             self.showing = request_id
             typing = time.monotonic() - self.app.last_typed < TYPING_WINDOW
@@ -126,23 +137,30 @@ def _shown_option(option: dict[str, Any]) -> dict[str, str]:
     return shown
 
 
-def _locations(entry: ToolCallEntry | None) -> list[str]:
+def _locations(entry: ToolCallEntry | None, cwd: str | None = None) -> list[str]:
+    """The locations worth a line: a file the diff below names is not repeated."""
     if entry is None:
         return []
+    diffs = {item.get("path") for item in entry.content if item.get("type") == "diff"}
     shown = []
     for location in entry.locations:
         path = str(location.get("path", ""))
         line = location.get("line")
+        if path in diffs and not line:
+            continue
+        path = display_path(path, cwd)
         shown.append(one_line(f"{path}:{line}" if line else path))
     return shown
 
 
-def preview(entry: ToolCallEntry, palette: ThemePalette) -> RenderableType | None:
+def preview(
+    entry: ToolCallEntry, palette: ThemePalette, cwd: str | None = None
+) -> RenderableType | None:
     """What the user is asked to allow: the diff, the command, or the raw input."""
     parts: list[RenderableType] = []
     for item in entry.content:
         if item.get("type") == "diff":
-            parts.append(_diff(item, palette))
+            parts.append(_diff(item, palette, cwd))
         elif item.get("type") == "content":
             block = item.get("content") or {}
             if block.get("type") == "text" and block.get("text"):
@@ -160,23 +178,47 @@ def preview(entry: ToolCallEntry, palette: ThemePalette) -> RenderableType | Non
     return Group(*parts)
 
 
-def _diff(item: dict[str, Any], palette: ThemePalette) -> Text:
+def _diff(item: dict[str, Any], palette: ThemePalette, cwd: str | None = None) -> DiffPreview:
     old = item.get("oldText")
     new = str(item.get("newText") or "")
-    path = one_line(str(item.get("path", "")))
-    text = Text()
-    text.append(f"{path}{'  (new file)' if old is None else ''}\n", style="bold")
+    path = one_line(display_path(str(item.get("path", "")), cwd))
+    heading = Text(f"{path}{'  (new file)' if old is None else ''}", style="bold")
     lines = difflib.unified_diff(str(old or "").splitlines(), new.splitlines(), lineterm="", n=3)
     styles = {
         "+": palette.hex("text-success", "success"),
         "-": palette.hex("text-error", "error"),
         "@": palette.hex("text-secondary", "secondary"),
     }
+    rows: list[tuple[str, str, str]] = []
     for count, line in enumerate(lines):
-        if line.startswith(("---", "+++")):
-            continue
+        if line.startswith(("---", "+++")) or (old is None and line.startswith("@@")):
+            continue  # a new file needs no hunk header
         if count >= PREVIEW_LINES:
-            text.append("… (diff continues)\n")
+            rows.append(("", "… (diff continues)", ""))
             break
-        text.append(clean(line) + "\n", style=styles.get(line[:1], ""))
-    return text
+        marker = line[:1] if line[:1] in ("+", "-", " ") else ""
+        body = clean(line[1:] if marker else line)
+        rows.append((marker, body, styles.get(line[:1], "")))
+    return DiffPreview(heading, rows)
+
+
+class DiffPreview:
+    """A diff for the dialog: every wrapped row of a line keeps its +/- marker."""
+
+    def __init__(self, heading: Text, rows: list[tuple[str, str, str]]) -> None:
+        self.heading = heading
+        #: (marker, text, style) per diff line.
+        self.rows = rows
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.heading
+        width = max(options.max_width - 2, 1)
+        for marker, body, style in self.rows:
+            if not marker:
+                yield Text(body, style=style)
+                continue
+            wrapped = Text(body, style=style).wrap(console, width) or [Text("")]
+            for piece in wrapped:
+                row = Text(f"{marker} ", style=style)
+                row.append_text(piece)
+                yield row

@@ -21,7 +21,10 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from acp_tui.core.connection import AgentConnection
 from acp_tui.core.errors import HostError
 from acp_tui.core.session import Session
+from acp_tui.core.session_settings import flat_choices
+from acp_tui.core.session_settings import value_name as settings_value_name
 from acp_tui.ui.screens.choice import Choice, ChoiceScreen
+from acp_tui.ui.widgets.status_bar import StatusInfo
 
 if TYPE_CHECKING:
     from acp_tui.ui.app import AcpApp
@@ -34,6 +37,7 @@ __all__ = [
     "mode_choices",
     "option_name",
     "selectable_options",
+    "session_status",
     "sign_in_choices",
     "value_name",
 ]
@@ -41,13 +45,7 @@ __all__ = [
 
 def flat_options(options: list[Any]) -> list[dict[str, Any]]:
     """Select options, flattening ACP's option groups."""
-    flat: list[dict[str, Any]] = []
-    for option in options:
-        if isinstance(option, dict) and isinstance(option.get("options"), list):
-            flat.extend(o for o in option["options"] if isinstance(o, dict))
-        elif isinstance(option, dict):
-            flat.append(option)
-    return flat
+    return flat_choices(options)
 
 
 def selectable_options(session: Session) -> list[dict[str, Any]]:
@@ -230,8 +228,38 @@ class SessionCommands(Provider):
 
 
 def value_name(option: dict[str, Any]) -> str:
-    value = option.get("currentValue")
-    for choice in flat_options(option.get("options", [])):
-        if choice.get("value") == value:
-            return str(choice.get("name") or value)
-    return str(value)
+    return settings_value_name(option)
+
+
+def session_status(
+    session: Session, *, agent: str, version: str, running_since: float | None, queued: int
+) -> StatusInfo:
+    """The status line's facts about ``session``: its mode and config values
+    by name (a click on one opens its picker), its state and usage."""
+    mode = ""
+    if session.modes:
+        current = session.modes.get("currentModeId")
+        for available in session.modes.get("availableModes", []):
+            if available.get("id") == current:
+                mode = str(available.get("name") or current)
+    config = []
+    for option in selectable_options(session):
+        if option.get("category") == "mode":
+            continue  # shown as the mode
+        config.append((option["id"], option_name(option), value_name(option)))
+    usage = session.usage or {}
+    cost = usage.get("cost") or {}
+    return StatusInfo(
+        agent=agent,
+        agent_version=version,
+        title=session.title or "",
+        mode=mode,
+        config=tuple(config),
+        status=session.status,
+        running_since=running_since if session.status == "running" else None,
+        stop_reason=session.last_stop_reason,
+        used_tokens=usage.get("used"),
+        context_size=usage.get("size"),
+        cost=f"{cost['amount']:.2f} {cost.get('currency', '')}" if cost.get("amount") else "",
+        queued=queued,
+    )

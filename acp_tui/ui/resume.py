@@ -9,10 +9,13 @@ log. With one that cannot, the transcript kept in the local history is shown
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp_tui.core.connection import AgentConnection
+from acp_tui.core.agent_markup import readable_title
+from acp_tui.core.connection import AgentConnection, AgentSpec
 from acp_tui.core.entries import Entry, NoticeEntry, entry_from_wire
 from acp_tui.core.errors import HostError
 from acp_tui.core.session import Session
@@ -21,8 +24,10 @@ from acp_tui.ui.screens.choice import Choice, ChoiceScreen
 if TYPE_CHECKING:
     from acp_tui.ui.app import AcpApp
 
-__all__ = ["LATEST", "PICK", "ResumeFlow", "session_choices"]
+__all__ = ["LATEST", "PICK", "ResumeFlow", "resume_hint", "session_choices"]
 
+#: A picker row's label is cut to this (its details follow on the same row).
+LABEL_CHARS = 36
 #: ``--continue``: the newest session for this directory.
 LATEST = "latest"
 #: ``--resume`` without an id: the user picks from a list.
@@ -30,13 +35,26 @@ PICK = "pick"
 
 
 def session_choices(sessions: list[dict[str, Any]], now: dt.datetime) -> list[Choice]:
+    """One row per session: its first prompt (or the agent's title), then
+    when, how many turns, which agent, and whether only a transcript is left."""
     choices = []
     for info in sessions:
-        title = str(info.get("title") or "").strip().splitlines()
-        label = title[0][:60] if title else f"session {info['sessionId'][:12]}"
-        when = _ago(info.get("updatedAt"), now)
-        source = "" if info.get("source") == "agent" else " · transcript only"
-        choices.append(Choice(str(info["sessionId"]), label, f"{when}{source}"))
+        label = ""
+        for text in (info.get("firstPrompt"), info.get("title")):
+            lines = readable_title(str(text or "")).strip().splitlines()
+            if lines:
+                first = lines[0]
+                label = first if len(first) <= LABEL_CHARS else first[: LABEL_CHARS - 1] + "…"
+                break
+        label = label or f"session {info['sessionId'][:12]}"
+        turns = info.get("turns")
+        details = [
+            _ago(info.get("updatedAt"), now),
+            f"{turns} turn{'s' if turns != 1 else ''}" if isinstance(turns, int) else "",
+            str(info.get("agent") or ""),
+            "" if info.get("source") == "agent" else "transcript only",
+        ]
+        choices.append(Choice(str(info["sessionId"]), label, " · ".join(d for d in details if d)))
     return choices
 
 
@@ -59,6 +77,9 @@ class ResumeFlow:
     app: AcpApp
     #: LATEST, PICK or an agent session id.
     target: str
+    #: With an agent that cannot load sessions: the mode and model kept with
+    #: the transcript shown, for the new session to take up.
+    settings: dict[str, Any] = field(default_factory=dict)
 
     async def session(self, connection: AgentConnection) -> Session | None:
         """The resumed session, or None when a new one should start."""
@@ -106,6 +127,7 @@ class ResumeFlow:
         except (KeyError, OSError):
             app.notify(f"No transcript of {session_id} is kept here", severity="warning")
             return
+        self.settings = transcript.settings
         entries: list[Entry] = []
         for wire in transcript.entries:
             try:
@@ -125,3 +147,27 @@ class ResumeFlow:
             entries.append(NoticeEntry("warning", warning))
         app.source.add(entries)
         app.log_view.sync()
+
+
+def resume_hint(
+    spec: AgentSpec, session: Session | None, cwd: Path, connection: AgentConnection | None = None
+) -> str | None:
+    """What to type to come back to ``session`` (printed on exit), or None
+    when there is nothing to come back to. With an agent that cannot load
+    sessions, the local transcript's key names it (agents like the demo reuse
+    their session ids)."""
+    if session is None or not any(e.kind == "user" for e in session.thread.entries):
+        return None
+    target = session.agent_session_id
+    loadable = connection is not None and connection.capabilities.get("loadSession")
+    if connection is not None and not loadable:
+        if session.recorder is None:
+            return None  # no history kept: nothing to come back to
+        target = session.recorder.path.stem
+    agent = spec.name if spec.name else "-- " + shlex.join([spec.command, *spec.args])
+    where = "" if cwd == Path.cwd().resolve() else f" --cwd {shlex.quote(str(cwd))}"
+    if agent.startswith("--"):
+        command = f"acp-tui{where} --resume {target} {agent}"
+    else:
+        command = f"acp-tui {agent}{where} --resume {target}"
+    return f"Resume this session with: {command}"

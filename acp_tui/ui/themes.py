@@ -1,4 +1,5 @@
-"""The shipped themes (top-level ``themes/*.toml``) as Textual themes.
+"""The shipped themes (top-level ``themes/*.toml``) as Textual themes, and
+keeping the one picked in the palette in the config file.
 
 Installed, the folder is the package ``acp_tui.themes``; in a source
 checkout (an editable install) it is read from beside the package.
@@ -7,6 +8,7 @@ checkout (an editable install) it is read from beside the package.
 from __future__ import annotations
 
 import importlib.resources
+import os
 import tomllib
 from collections.abc import Iterator
 from dataclasses import fields
@@ -15,6 +17,8 @@ from typing import Any
 
 from textual.app import App
 from textual.theme import Theme
+
+from acp_tui.agents.config import config_path, display_path, save_theme
 
 DEFAULT_THEME = "acp-dark"
 _THEME_FIELDS = {f.name for f in fields(Theme)}
@@ -65,3 +69,21 @@ def register_themes(app: App[Any]) -> list[str]:
         app.register_theme(theme)
         names.append(theme.name)
     return names
+
+
+def keep_picked_themes(app: App[Any], current: str) -> None:
+    """From now on, a theme picked in ``app`` (the command palette) is written
+    to the config file; ``current``, the one it starts with, is not."""
+    kept = [current]
+
+    def picked(theme: Theme) -> None:
+        if theme.name == kept[0]:
+            return
+        kept[0] = theme.name
+        path = config_path(os.environ)
+        try:
+            save_theme(path, theme.name)
+        except OSError as exc:
+            app.notify(f"Theme not saved to {display_path(path)}: {exc}", severity="warning")
+
+    app.theme_changed_signal.subscribe(app, picked)

@@ -7,6 +7,9 @@ Each prompt's first text line is a command; the agent does exactly that:
                              tool_call (structural) after every K chunks
     die [CODE]               send one chunk, then exit at once
     hang                     never answer (until cancelled)
+    late-cancel DELAY        never answer until cancelled; then answer DELAY s late
+    talk-after-cancel DELAY  never answer until cancelled; DELAY s later say "late
+                             words", then answer
     ignore-cancel            never answer, not even after session/cancel
     grandchild               start `sleep 1000` (same process group), report
                              "pid=N", then hang until cancelled
@@ -37,6 +40,14 @@ Each prompt's first text line is a command; the agent does exactly that:
                              then ask permission; reply with the outcome
     showcase                 a fixed, deterministic turn with every kind of entry
                              (thought, markdown, plan, a diff, terminal output)
+    write PATH N [WIDTH]     ask permission to write a new file PATH (relative to
+                             the cwd, or absolute) of N numbered lines (WIDTH
+                             characters each, default short); reply the outcome
+    run COMMAND...           ask permission to run COMMAND (an execute tool
+                             call, rawInput {command}); reply the outcome
+    fail DETAILS...          write "fatal: DETAILS" to stderr, then answer the
+                             prompt with Internal error, data {"details": DETAILS}
+    close-stdout             close stdout, stay alive until killed
     spawn-tree [PATH]        start three `sleep 1000`: one in the agent's group,
                              one in a session of its own, one orphaned at once
                              (double fork + setsid); reply "pids=A,B,C", end;
@@ -51,10 +62,20 @@ With ACP_FAKE_STATE_DIR set it can load sessions: every prompt and every
 ``say`` is kept in DIR/<session>.jsonl, ``session/load`` replays them as
 user/agent message chunks, ``session/list`` lists them (session ids are then
 unique across processes). ACP_FAKE_NO_LIST=1 hides ``session/list``.
+With ACP_FAKE_NEW_SESSION_FAILS=DETAILS, session/new fails with Internal
+error, data {"details": DETAILS} (after "fatal: DETAILS" on stderr).
 ACP_FAKE_HANG=initialize (or session/new) never answers that request; it
 writes "will hang in METHOD" to stderr as it starts (before its slow imports).
 With ACP_FAKE_REQUIRE_AUTH=1 it offers two auth methods and refuses
 session/new (auth_required) until ``authenticate`` with "token".
+
+With ACP_FAKE_LAG_AFTER_CANCEL=1 it behaves like claude-agent-acp 0.23 after a
+cancel (agentclientprotocol/claude-agent-acp#551): the next prompt is answered
+at once with ``end_turn``, zero usage and no content, and from then on each
+prompt's reply comes during the prompt after it. ``session/close`` +
+``session/resume`` (offered with ACP_FAKE_REOPEN=1) put it right; every
+resume is counted in the env file ACP_FAKE_COUNT_FILE. Every turn reports
+usage (non-zero).
 """
 
 from __future__ import annotations
@@ -80,6 +101,8 @@ from acp.schema import (
     AgentThoughtChunk,
     AuthenticateResponse,
     AuthMethodAgent,
+    CloseSessionResponse,
+    FileEditToolCallContent,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -88,19 +111,24 @@ from acp.schema import (
     PermissionOption,
     PlanEntry,
     PromptResponse,
+    ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionInfo,
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
+    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     TextContentBlock,
+    ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
+    Usage,
     UserMessageChunk,
 )
 
@@ -135,6 +163,14 @@ class ScriptedAgent:
         self.require_auth = os.environ.get("ACP_FAKE_REQUIRE_AUTH") == "1"
         self.state_dir = os.environ.get("ACP_FAKE_STATE_DIR")
         self.authenticated = False
+        self.cwd = os.getcwd()
+        #: ACP_FAKE_LAG_AFTER_CANCEL: per session, "stale" after a cancel, then
+        #: the prompt whose reply is owed to the next prompt.
+        self.lag = os.environ.get("ACP_FAKE_LAG_AFTER_CANCEL") == "1"
+        self.stale: set[str] = set()
+        #: Prompts running per session (a second one says so in its reply).
+        self.running: dict[str, int] = {}
+        self.owed: dict[str, list[Any]] = {}
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -149,6 +185,7 @@ class ScriptedAgent:
         if count_file:
             with open(count_file, "a") as f:
                 f.write("initialize\n")
+        reopen = os.environ.get("ACP_FAKE_REOPEN") == "1"
         return InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
@@ -156,7 +193,9 @@ class ScriptedAgent:
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities()
                     if self.state_dir and os.environ.get("ACP_FAKE_NO_LIST") != "1"
-                    else None
+                    else None,
+                    close=SessionCloseCapabilities() if reopen else None,
+                    resume=SessionResumeCapabilities() if reopen else None,
                 ),
             ),
             agent_info=Implementation(name="scripted", version="1"),
@@ -180,6 +219,12 @@ class ScriptedAgent:
         await self._maybe_hang("session/new")
         if self.require_auth and not self.authenticated:
             raise acp.RequestError.auth_required()
+        fails = os.environ.get("ACP_FAKE_NEW_SESSION_FAILS")
+        if fails:
+            sys.stderr.write(f"fatal: {fails}\n")
+            sys.stderr.flush()
+            raise acp.RequestError(-32603, "Internal error", {"details": fails})
+        self.cwd = cwd
         self.sessions += 1
         session_id = f"s{self.sessions}"
         if self.state_dir:
@@ -204,6 +249,15 @@ class ScriptedAgent:
             raise acp.RequestError.invalid_params({"modeId": mode_id})
         self.mode = mode_id
         return SetSessionModeResponse()
+
+    def modes(self) -> SessionModeState:
+        return SessionModeState(
+            current_mode_id=self.mode,
+            available_modes=[
+                SessionMode(id="ask", name="Ask"),
+                SessionMode(id="auto", name="Auto"),
+            ],
+        )
 
     def config_options(self) -> list[SessionConfigOptionSelect]:
         return [
@@ -252,7 +306,7 @@ class ScriptedAgent:
                     await self.conn.session_update(session_id, update)
                 elif "agent" in record:
                     await self.conn.session_update(session_id, chunk(record["agent"]))
-        return LoadSessionResponse(config_options=self.config_options())
+        return LoadSessionResponse(config_options=self.config_options(), modes=self.modes())
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -283,7 +337,51 @@ class ScriptedAgent:
         await self.cancelled.setdefault(session_id, asyncio.Event()).wait()
         return PromptResponse(stop_reason="cancelled")
 
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        self.stale.discard(session_id)
+        self.owed.pop(session_id, None)
+        return CloseSessionResponse()
+
+    async def resume_session(
+        self, session_id: str, cwd: str, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        count_file = os.environ.get("ACP_FAKE_COUNT_FILE")
+        if count_file:
+            with open(count_file, "a") as f:
+                f.write("resume\n")
+        self.mode = "ask"  # a resumed session starts with the defaults
+        self.model = "fast"
+        return ResumeSessionResponse(config_options=self.config_options(), modes=self.modes())
+
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        if not self.lag:
+            return await self._prompt(session_id, prompt)
+        zero = Usage(total_tokens=0, input_tokens=0, output_tokens=0)
+        used = Usage(total_tokens=12, input_tokens=10, output_tokens=2)
+        if session_id in self.stale:  # the stale answer, right after a cancel
+            self.stale.discard(session_id)
+            self.owed[session_id] = prompt
+            return PromptResponse(stop_reason="end_turn", usage=zero)
+        owed = self.owed.pop(session_id, None)
+        if owed is not None:  # the reply to the previous prompt, one behind
+            await self._prompt(session_id, owed)
+            self.owed[session_id] = prompt
+            return PromptResponse(stop_reason="end_turn", usage=used)
+        result = await self._prompt(session_id, prompt)
+        if result.stop_reason == "cancelled":
+            self.stale.add(session_id)
+        return PromptResponse(stop_reason=result.stop_reason, usage=used)
+
+    async def _prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
+        self.running[session_id] = self.running.get(session_id, 0) + 1
+        try:
+            if self.running[session_id] > 1:
+                await self.say(session_id, "[a prompt arrived while another was running] ")
+            return await self._run_prompt(session_id, prompt)
+        finally:
+            self.running[session_id] -= 1
+
+    async def _run_prompt(self, session_id: str, prompt: list[Any]) -> PromptResponse:
         self.cancelled[session_id] = asyncio.Event()
         text = "".join(getattr(block, "text", "") for block in prompt)
         self._remember(session_id, {"user": text})
@@ -329,6 +427,18 @@ class ScriptedAgent:
 
     async def do_hang(self, sid: str, rest: str, text: str) -> PromptResponse:
         return await self.wait_cancel(sid)
+
+    async def do_talk_after_cancel(self, sid: str, rest: str, text: str) -> PromptResponse:
+        await self.wait_cancel(sid)
+        await asyncio.sleep(float(rest))
+        await self.conn.session_update(sid, chunk("late words"))
+        await asyncio.sleep(0.2)
+        return PromptResponse(stop_reason="cancelled")
+
+    async def do_late_cancel(self, sid: str, rest: str, text: str) -> PromptResponse:
+        await self.wait_cancel(sid)
+        await asyncio.sleep(float(rest))
+        return PromptResponse(stop_reason="cancelled")
 
     async def do_ignore_cancel(self, sid: str, rest: str, text: str) -> PromptResponse:
         await asyncio.Event().wait()
@@ -391,6 +501,57 @@ class ScriptedAgent:
             tool_call=ToolCallUpdate(tool_call_id=tool_call_id, title=f"Edit {tool_call_id}"),
             options=OPTIONS,
         )
+
+    async def do_write(self, sid: str, rest: str, text: str) -> None:
+        path, count, *width = rest.split()
+        target = os.path.join(self.cwd, path)
+        filler = "x" * int(width[0]) if width else ""
+        body = "".join(f"line {n} {filler}\n" for n in range(1, int(count) + 1))
+        call = ToolCallStart(
+            session_update="tool_call",
+            tool_call_id="tc-write",
+            title=f"Write {path}",
+            kind="edit",
+            status="pending",
+            locations=[ToolCallLocation(path=target)],
+            content=[
+                FileEditToolCallContent(type="diff", path=target, old_text=None, new_text=body)
+            ],
+            raw_input={"file_path": target, "content": body},
+        )
+        await self.conn.session_update(sid, call)
+        response = await self.conn.request_permission(
+            session_id=sid,
+            tool_call=ToolCallUpdate(tool_call_id="tc-write", title=f"Write {path}"),
+            options=OPTIONS,
+        )
+        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
+
+    async def do_run(self, sid: str, rest: str, text: str) -> None:
+        call = ToolCallStart(
+            session_update="tool_call",
+            tool_call_id="tc-run",
+            title=rest,
+            kind="execute",
+            status="pending",
+            raw_input={"command": rest, "description": "a command"},
+        )
+        await self.conn.session_update(sid, call)
+        response = await self.conn.request_permission(
+            session_id=sid,
+            tool_call=ToolCallUpdate(tool_call_id="tc-run", title=rest),
+            options=OPTIONS,
+        )
+        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
+
+    async def do_fail(self, sid: str, rest: str, text: str) -> None:
+        sys.stderr.write(f"fatal: {rest}\n")
+        sys.stderr.flush()
+        raise acp.RequestError(-32603, "Internal error", {"details": rest})
+
+    async def do_close_stdout(self, sid: str, rest: str, text: str) -> None:
+        os.close(1)
+        await asyncio.sleep(3600)
 
     async def do_permission(self, sid: str, rest: str, text: str) -> None:
         response = await self._ask(sid, rest or "tc-1", announce=True)
@@ -655,7 +816,7 @@ def _dump(value: Any) -> Any:
 
 
 def main() -> None:
-    asyncio.run(acp.run_agent(ScriptedAgent()))  # type: ignore[arg-type]
+    asyncio.run(acp.run_agent(ScriptedAgent(), use_unstable_protocol=True))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ The reply to a Messages request is decided from the request itself:
   ``e2e:edit REL OLD NEW``      tool_use Edit {file_path, old_string, new_string}
                                 (OLD and NEW: words or JSON strings)
   ``e2e:slow``                  stream for about a minute (for cancels)
+  ``e2e:drip DELAY WORDS...``   stream WORDS one per delta, DELAY seconds apart
+                                (a model slow to answer)
 
   CWD is taken from the system prompt's "Primary working directory: …" line
   (Claude Code 2.x; 0.16's bundled Claude Code says "Working directory: …").
@@ -163,6 +165,9 @@ def choose_reply(body: dict[str, Any]) -> Reply:
         }
     if verb == "slow":
         return {"kind": "slow", "label": "slow"}
+    if verb == "drip":
+        delay, _, words = args.partition(" ")
+        return {"kind": "drip", "text": words, "delay": float(delay), "label": "drip"}
     if verb == "write":
         rel, _, content = args.partition(" ")
         if content.startswith('"'):
@@ -358,6 +363,8 @@ class Handler(BaseHTTPRequestHandler):
         elif reply["kind"] == "slow":
             pieces = [f"slow line {i}.\n" for i in range(SLOW_DELTAS)]
             self._text_block(pieces, SLOW_DELAY)
+        elif reply["kind"] == "drip":
+            self._text_block(_chunks(reply["text"], words=1), reply["delay"])
         else:
             self._text_block(_chunks(reply["text"]), reply["delay"])
         self._event(

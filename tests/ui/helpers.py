@@ -160,3 +160,9 @@ class PtyApp:
     def kill(self) -> None:
         if self.tui.isalive():
             self.tui.kill(signal.SIGKILL)
+
+
+def painted(app: AcpApp) -> str:
+    """What the terminal shows right now, dialogs included, one line per row."""
+    # The compositor is private, but it is what gets painted: no markup, no SVG escapes.
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

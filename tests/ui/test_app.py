@@ -75,6 +75,8 @@ async def test_follow_tail_pauses_on_scroll_up_and_resumes_at_the_end(tmp_path: 
         assert log.following and log.scroll_y == log.max_scroll_y
         await send(pilot, "slow 400 0.05")
         await until(pilot, lambda: app.session is not None and app.session.status == "running")
+        # Enough below the view that one page up leaves the bottom (a race otherwise).
+        await until(pilot, lambda: log.max_scroll_y > log.size.height)
         await pilot.press("pageup")  # an app-level key: works while typing in the prompt
         await pilot.pause()
         assert not log.following

@@ -138,3 +138,34 @@ def test_model_picker(snap_compare: Any, workspace: Path) -> None:
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+def test_permission_at_80x24(snap_compare: Any, workspace: Path) -> None:
+    """80x24: the dialog takes the whole screen; "notes.md  (new file)" and all
+    twelve "+ line N" rows are readable; the options on one row, [y] Allow
+    highlighted; the hint line below."""
+    app = make_app(scripted(), workspace)
+    assert snap_compare(
+        app, terminal_size=(80, 24), run_before=scenario("write notes.md 12", modal=True)
+    )
+
+
+def test_permission_outside_the_project(snap_compare: Any, workspace: Path) -> None:
+    """A write outside the project: "⚠ outside workspace: /tmp/acp-tui-outside.txt"
+    in the warning colour under the title, and Reject preselected."""
+    app = make_app(scripted(), workspace)
+    run = scenario("write /tmp/acp-tui-outside.txt 3", modal=True)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run)
+
+
+def test_help_screen(snap_compare: Any, workspace: Path) -> None:
+    """F1: acp-tui's own help over the log, keys grouped (Prompt, Turn,
+    Conversation…), a hint line at the bottom."""
+    app = make_app(scripted(), workspace)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await ready(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

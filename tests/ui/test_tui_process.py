@@ -103,3 +103,61 @@ def test_the_tui_reaps_the_agent_group(tmp_path: Path, how: str) -> None:
     finally:
         if tui.isalive():
             tui.kill(signal.SIGKILL)
+
+
+def _spawn(tmp_path: Path, *args: str, **env: str) -> PtyProcess:
+    return PtyProcess.spawn(
+        [sys.executable, "-m", "acp_tui", "--cwd", str(tmp_path), *args],
+        env={**os.environ, "TERM": "xterm-256color", **env},
+        dimensions=(30, 100),
+    )
+
+
+def _screen_until(tui: PtyProcess, text: bytes, timeout: float = 20.0) -> bytes:
+    """Read what the TUI draws until ``text`` has appeared in it."""
+    import select
+
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while text not in seen:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} not drawn")
+        if select.select([tui.fd], [], [], 0.1)[0]:
+            try:
+                seen += tui.read(65536)
+            except (EOFError, OSError):
+                break
+    return seen
+
+
+def test_ctrl_g_edits_the_prompt_in_the_editor_and_quitting_says_how_to_resume(
+    tmp_path: Path,
+) -> None:
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "echo written in the editor\\n" > "$1"\n')
+    editor.chmod(0o755)
+    tui = _spawn(tmp_path, "--", sys.executable, str(SCRIPTED_AGENT), EDITOR=str(editor))
+    try:
+        _screen_until(tui, b"ready")
+        tui.write(b"draft")
+        time.sleep(0.3)
+        tui.write(b"\x07")  # Ctrl+G: the editor replaces the draft
+        time.sleep(0.5)
+        tui.write(b"\r")
+        _screen_until(tui, b"written in the editor")
+        time.sleep(0.5)
+        tui.write(b"\x11")  # Ctrl+Q
+        tail = b""
+        while True:
+            try:
+                tail += tui.read(65536)
+            except (EOFError, OSError):
+                break
+        _wait(lambda: not tui.isalive(), timeout=10)
+    finally:
+        if tui.isalive():
+            tui.kill(signal.SIGKILL)
+    printed = tail.decode(errors="replace")
+    assert "Resume this session with: acp-tui" in printed
+    # The scripted agent cannot load sessions: the local transcript's key names it.
+    assert f"--cwd {tmp_path} --resume s1-" in printed

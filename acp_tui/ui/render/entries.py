@@ -17,6 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from acp_tui.core.agent_markup import read_markup
 from acp_tui.core.content_text import clean
 from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
 from acp_tui.ui.render.layout import (
@@ -41,6 +42,10 @@ SELECTED_MARKER = "▌"
 USER_MARKER = "❯ "
 THOUGHT_ICON = "∴"
 NOTICE_ICONS = {"info": "ℹ", "warning": "⚠", "error": "✗"}
+#: A prompt longer than this many lines (a paste) is folded to the first
+#: USER_SHOWN_LINES unless expanded.
+USER_FOLD_LINES = 20
+USER_SHOWN_LINES = 8
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,7 @@ class EntryRenderer:
         inner = max(width, MIN_LAYOUT_WIDTH) - GUTTER
         background: Style | None = None
         if isinstance(entry, UserEntry):
-            lines = self._user(entry, styles, inner)
+            lines = self._user(entry, options, inner)
             background = styles.user_background
         elif isinstance(entry, AssistantEntry):
             lines = self._assistant(entry, options, inner)
@@ -138,15 +143,32 @@ class EntryRenderer:
 
     # -- user -------------------------------------------------------------------------
 
-    def _user(self, entry: UserEntry, styles: RenderStyles, width: int) -> Rows:
+    def _user(self, entry: UserEntry, options: RenderOptions, width: int) -> Rows:
         """The prompt's text; what was attached (files, images) on a line below
-        it, so an ``@path`` typed in the text is not shown twice."""
-        text = Text(end="")
+        it, so an ``@path`` typed in the text is not shown twice. Claude Code's
+        markup in a replayed prompt becomes compact notes; a long prompt (a
+        paste) is folded unless expanded."""
+        styles = options.styles
+        written = "".join(
+            str(b.get("text") or "") for b in entry.content if b.get("type") == "text"
+        )
+        read = read_markup(written)
+        shown = read.text.rstrip()
+        rows = shown.split("\n")
+        folded = 0
+        if not options.expanded and len(rows) > USER_FOLD_LINES:
+            folded = len(rows) - USER_SHOWN_LINES
+            shown = "\n".join(rows[:USER_SHOWN_LINES])
+        text = Text(clean(shown), styles.user_text, end="")
+        if folded:
+            text.append(f"\n… {folded} more lines (expand to see all)", styles.muted)
+        for note in read.notes:
+            if text.plain:
+                text.append("\n")
+            text.append(clean(note), styles.muted)
         attached = Text(end="")
         for block in entry.content:
-            if block.get("type") == "text":
-                text.append(clean(str(block.get("text") or "")), styles.user_text)
-            else:
+            if block.get("type") != "text":
                 attached.append("  " if attached.plain else "↳ ", styles.text)
                 attached.append(block_label(block).removeprefix("@"), styles.chip)
         text.rstrip()

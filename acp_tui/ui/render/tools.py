@@ -1,4 +1,5 @@
-"""Tool calls: header with icon, title and status badge; locations, content, raw I/O."""
+"""Tool calls: header with icon, title and status badge; locations, content, raw I/O
+(raw I/O only when expanded, or when the tool call has no other content)."""
 
 from __future__ import annotations
 
@@ -94,9 +95,12 @@ class ToolCallRenderer:
         for item in entry.content:
             if isinstance(item, dict):
                 body += self._content_item(item, options, body_width)
-        if entry.raw_input is not None:
+        # The raw JSON repeats the diff or output shown above: folded away
+        # unless expanded, or unless it is all there is to show.
+        raw_shown = options.expanded or not entry.content
+        if entry.raw_input is not None and raw_shown:
             body += self._raw("input", entry.raw_input, options, body_width)
-        if entry.raw_output is not None:
+        if entry.raw_output is not None and raw_shown:
             body += self._raw("output", entry.raw_output, options, body_width)
         if entry.permission is not None:
             body += self._painter.text(Text(WAITING_TEXT), body_width, styles.status_waiting)

@@ -70,8 +70,11 @@ TOOL_KIND_LABELS: dict[str, tuple[str, str]] = {
     "other": ("•", "tool"),
 }
 
-#: Below this many terminal rows the dialog drops its blank separator lines.
+#: Below this many terminal rows the dialog drops its blank separator lines,
+#: takes the whole height and puts its options on one row.
 _COMPACT_BELOW = 30
+#: Below this many columns the dialog takes the whole width.
+_NARROW_BELOW = 100
 _MIN_PREVIEW_ROWS = 3
 _MAX_PREVIEW_ROWS = 20
 _MAX_LOCATIONS = 4
@@ -100,6 +103,10 @@ class PermissionPrompt:
     """This request's number among those pending."""
     total: int = 1
     """How many requests are pending ("1 of 3" is shown when more than one)."""
+    outside: list[str] = field(default_factory=list)
+    """Paths the request touches outside the session's roots (Reject is then preselected)."""
+    project: str = ""
+    """The session's folder, named in the "outside" warning."""
 
 
 def assign_keys(options: list[dict[str, str]]) -> list[tuple[str | None, str | None]]:
@@ -234,6 +241,12 @@ class PermissionScreen(ModalScreen[str | None]):
         height: auto;
         color: $foreground-muted;
     }
+    PermissionScreen #outside {
+        width: 1fr;
+        height: auto;
+        color: $text-warning;
+        text-style: bold;
+    }
     PermissionScreen #preview {
         width: 1fr;
         height: auto;
@@ -262,6 +275,16 @@ class PermissionScreen(ModalScreen[str | None]):
     }
     PermissionScreen.-compact {
         #title, #preview, #options, #hint { margin-top: 0; }
+        & > #dialog { max-height: 100%; }
+    }
+    /* Short terminals: the options on one row when they fit, so the request
+       gets the height. */
+    PermissionScreen.-one-row {
+        #options { layout: horizontal; height: 1; }
+        PermissionOptionRow { width: auto; padding: 0 2 0 0; }
+    }
+    PermissionScreen.-narrow > #dialog {
+        width: 100%;
     }
     """
 
@@ -305,6 +328,8 @@ class PermissionScreen(ModalScreen[str | None]):
         self._escape_index: int | None = next(
             (kinds.index(kind) for kind in (REJECT_ONCE, REJECT_ALWAYS) if kind in kinds), None
         )
+        if prompt.outside and self._escape_index is not None:
+            self.highlighted = self._escape_index  # outside the project: Reject first
         self._answered = False
 
     # ------------------------------------------------------------------ layout
@@ -320,6 +345,8 @@ class PermissionScreen(ModalScreen[str | None]):
                 Content.assemble((f"{icon} {kind_label}", "not bold dim"), "  ", prompt.title),
                 id="title",
             )
+            if prompt.outside:
+                yield Static(Content(self._outside_text()), id="outside")
             if prompt.locations:
                 yield Static(Content(self._locations_text()), id="locations")
             if prompt.preview is not None:
@@ -357,9 +384,15 @@ class PermissionScreen(ModalScreen[str | None]):
         """Adapt to the terminal: compact spacing when short, a hint that fits."""
         height = self.size.height
         self.set_class(height < _COMPACT_BELOW, "-compact")
-        dialog_width = min(100, max(40, int(self.size.width * 0.8)))
+        self.set_class(self.size.width < _NARROW_BELOW, "-narrow")
+        if self.size.width < _NARROW_BELOW:
+            dialog_width = self.size.width
+        else:
+            dialog_width = min(100, max(40, int(self.size.width * 0.8)))
         for hint in self.query("#hint").results(Static):
             hint.update(self._hint_text(dialog_width - 4))
+        row = sum(cell_len(r.label) + cell_len(r.option.get("name", "")) + 5 for r in self._rows())
+        self.set_class(height < _COMPACT_BELOW and row <= dialog_width - 4, "-one-row")
         self.call_after_refresh(self._fit_preview)
 
     def _fit_preview(self) -> None:
@@ -373,7 +406,8 @@ class PermissionScreen(ModalScreen[str | None]):
             used += child.styles.margin.height
             if child is not preview:
                 used += child.outer_size.height
-        available = int(self.size.height * 0.8) - used
+        share = 1.0 if self.has_class("-compact") else 0.8
+        available = int(self.size.height * share) - used
         cap = max(_MIN_PREVIEW_ROWS, min(_MAX_PREVIEW_ROWS, available))
         if preview.styles.max_height != Scalar.from_number(cap):
             preview.styles.max_height = cap
@@ -386,6 +420,11 @@ class PermissionScreen(ModalScreen[str | None]):
         shown = locations[: _MAX_LOCATIONS - 1]
         more = f"  … and {len(locations) - len(shown)} more"
         return "\n".join([*(f"  {location}" for location in shown), more])
+
+    def _outside_text(self) -> str:
+        paths = self.prompt.outside
+        shown = ", ".join(paths[:2]) + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
+        return f"⚠ outside {self.prompt.project}: {shown}"
 
     def _counter_text(self) -> str:
         if self._total > 1:

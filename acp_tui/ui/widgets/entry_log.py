@@ -116,6 +116,11 @@ class EntryLog(ScrollView, can_focus=True):
         self._dirty: set[int] = set()
         self._settle_scheduled = False
         self._stale_reveals: set[int] = set()
+        #: The core added or changed entries since the last settle (not only
+        #: the user expanding one): what raises the "new output" hint.
+        self._grew = False
+        #: The key the hint names: End works from the log and an empty prompt.
+        self.follow_key = "End"
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -176,16 +181,19 @@ class EntryLog(ScrollView, can_focus=True):
             self._track_running(index, entry)
         self._index.extend(heights)
         self._measured.extend(bytes(len(heights)))
+        self._grew = self._grew or bool(heights)
         self._schedule_settle()
 
-    def entry_changed(self, index: int) -> None:
-        """Entry ``index`` changed in the core: re-render it, and only it.
+    def entry_changed(self, index: int, *, new_output: bool = True) -> None:
+        """Entry ``index`` changed (in the core, or only how it is shown when
+        ``new_output`` is False): re-render it, and only it.
 
         Changes are collected and applied once per pass of the message loop
         (:meth:`_settle`): a burst of updates to one entry renders it once."""
         if index >= len(self._index):
             self.sync()
             return
+        self._grew = self._grew or new_output
         self._track_running(index)
         self._cache.pop(index, None)
         self._dirty.add(index)
@@ -205,7 +213,8 @@ class EntryLog(ScrollView, can_focus=True):
                 self._measure(index)
             else:
                 self._measured[index] = 0  # measured again when it scrolls into view
-        self._content_changed()
+        grew, self._grew = self._grew, False
+        self._content_changed(new_output=grew)
 
     @property
     def measured(self) -> bool:
@@ -359,7 +368,7 @@ class EntryLog(ScrollView, can_focus=True):
         self.refresh()
 
     def _hint_strip(self, width: int) -> Strip:
-        text = " ↓ new output — End to follow "
+        text = f" ↓ new output — {self.follow_key} to follow "
         style = self.styles_for_render.status_waiting
         pad = max(width - len(text), 0)
         segments = [
@@ -379,10 +388,10 @@ class EntryLog(ScrollView, can_focus=True):
         if self.following:
             self._scroll_to_end()
 
-    def _content_changed(self) -> None:
+    def _content_changed(self, *, new_output: bool = False) -> None:
         if self.following:
             self._measure_tail()
-        elif len(self._index):
+        elif new_output and len(self._index):
             self.new_output_below = True
         self._apply_virtual_size()
         self.refresh()
@@ -474,7 +483,7 @@ class EntryLog(ScrollView, can_focus=True):
             self._cache.pop(index, None)
             self._measure(index)
         if changed or done:
-            self._content_changed()
+            self._content_changed(new_output=True)
         if not self.reveals:
             self._ticker.pause()
 
@@ -525,7 +534,7 @@ class EntryLog(ScrollView, can_focus=True):
         old, self.cursor = self.cursor, new
         for index in (old, new):
             if index is not None:
-                self.entry_changed(index)
+                self.entry_changed(index, new_output=False)
         self._scroll_to_entry(new)
 
     def _scroll_to_entry(self, index: int) -> None:
@@ -542,7 +551,7 @@ class EntryLog(ScrollView, can_focus=True):
         if self.cursor is None:
             return
         self.expanded ^= {self.cursor}
-        self.entry_changed(self.cursor)
+        self.entry_changed(self.cursor, new_output=False)
 
     def on_click(self, event: events.Click) -> None:
         index, _ = self._index.locate(self.scroll_offset.y + event.y)
@@ -554,7 +563,7 @@ class EntryLog(ScrollView, can_focus=True):
         old, self.cursor = self.cursor, index
         for changed in (old, index):
             if changed is not None:
-                self.entry_changed(changed)
+                self.entry_changed(changed, new_output=False)
 
     def action_copy(self) -> None:
         target = self.cursor

@@ -17,6 +17,9 @@ Up/Down, PageUp/PageDown    move in the menu while it is open
 Tab                         accept the highlighted entry; with the menu
                             closed after Esc, reopen it
 Esc                         close the menu (consumed only while it is open)
+Ctrl+R · Ctrl+G · Ctrl+O    search earlier prompts · edit in $EDITOR ·
+                            expand paste chips (prompt_extras.py)
+? · End (empty prompt)      ``HelpRequested`` · ``FollowRequested``
 ==========================  ===============================================
 
 Accepting a command replaces the first word with ``/name``; a command that
@@ -86,9 +89,7 @@ from acp_tui.core.mentions import (
     MentionToken,
     PromptCapabilities,
     format_mention,
-    image_label,
     mention_at,
-    pasted_image_paths,
 )
 from acp_tui.ui.history import HistoryBrowser, PromptHistory
 from acp_tui.ui.widgets.command_menu import (
@@ -98,13 +99,12 @@ from acp_tui.ui.widgets.command_menu import (
     parse_commands,
     rank_commands,
 )
+from acp_tui.ui.widgets.prompt_extras import PasteChips, PromptExtras
 
 PLACEHOLDER = "Message the agent — Enter to send, Ctrl+J for a newline, / for commands"
-#: Image labels remembered (a queued or recalled prompt may still use one).
-MAX_IMAGES = 256
 
 
-class PromptInput(TextArea):
+class PromptInput(PromptExtras):
     """Where the user types prompts. Posts :class:`PromptInput.Submitted` on Enter."""
 
     DEFAULT_CSS = """
@@ -129,6 +129,9 @@ class PromptInput(TextArea):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("shift+enter,ctrl+j,alt+enter", "newline", "Newline", show=False),
+        Binding("ctrl+r", "search_history", "Search history", show=False),
+        Binding("ctrl+g", "edit_in_editor", "Edit in $EDITOR", show=False),
+        Binding("ctrl+o", "expand_pastes", "Expand pastes", show=False),
     ]
 
     class Submitted(Message):
@@ -144,6 +147,12 @@ class PromptInput(TextArea):
         @property
         def control(self) -> PromptInput:
             return self.input
+
+    class HelpRequested(Message):
+        """``?`` on an empty prompt: the app shows its help."""
+
+    class FollowRequested(Message):
+        """End on an empty prompt: the log goes back to its tail and follows it."""
 
     def __init__(
         self,
@@ -179,6 +188,7 @@ class PromptInput(TextArea):
         self._capabilities: PromptCapabilities | None = None
         self._paths = PathSource(self._spawn_index_build, self._index_built)
         self._images: dict[str, Path] = {}
+        self._chips = PasteChips()
 
     # ------------------------------------------------------------------ API
 
@@ -282,6 +292,10 @@ class PromptInput(TextArea):
                 handled = False
         elif key == "enter":
             self.action_submit()
+        elif key == "question_mark" and not self.text:
+            self.post_message(self.HelpRequested())
+        elif key == "end" and not self.text:
+            self.post_message(self.FollowRequested())
         elif key == "tab" and self._menu_dismissed_for is not None:
             self._menu_dismissed_for = None
             self._refresh_completion()
@@ -294,8 +308,9 @@ class PromptInput(TextArea):
             self._restart_blink()
 
     def action_submit(self) -> None:
-        """Send the text (trailing whitespace stripped); nothing happens if blank."""
-        text = self.text.rstrip()
+        """Send the text (trailing whitespace stripped, paste chips expanded);
+        nothing happens if blank."""
+        text = self._chips.expand(self.text.rstrip())
         if not text.strip():
             return
         self.prompt_history.add(text)
@@ -453,18 +468,6 @@ class PromptInput(TextArea):
         if self.is_attached:
             self._refresh_completion()
 
-    # ------------------------------------------------------- images
-
-    def _attach_image(self, path: Path) -> str:
-        for label, known in self._images.items():
-            if known == path:
-                return label
-        label = image_label(path, self._images)
-        if len(self._images) >= MAX_IMAGES:
-            del self._images[next(iter(self._images))]
-        self._images[label] = path
-        return label
-
     # ------------------------------------------------------- accepting
 
     def _accept(self, *, submit: bool, index: int | None = None) -> None:
@@ -556,26 +559,6 @@ class PromptInput(TextArea):
 
     def _on_resize(self) -> None:
         self._place_menu()
-
-    async def _on_paste(self, event: events.Paste) -> None:
-        # TextArea._on_paste (called after this) inserts the text, newlines and
-        # all, in one edit, without submitting. It does not stop the event, and an
-        # unforwarded Paste that bubbles to the App is forwarded to the focused
-        # widget again: a Paste posted straight to this widget would be inserted twice.
-        event.stop()
-        if self.read_only or not self.prompt_capabilities.image:
-            return
-        paths = pasted_image_paths(event.text, self._root() or Path.cwd())
-        if not paths:
-            return
-        event.prevent_default()  # the labels go in instead of the paths
-        labels = " ".join(self._attach_image(path) for path in paths)
-        start, end = sorted(self.selection)
-        before = self.document.get_line(start[0])[: start[1]]
-        if before and not before[-1].isspace():
-            labels = " " + labels
-        if result := self._replace_via_keyboard(labels + " ", start, end):
-            self.move_cursor(result.end_location)
 
     def _on_focus(self, event: events.Focus) -> None:
         # The menu only shows while the input has focus; coming back to

@@ -33,6 +33,25 @@ class StatusInfo:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
+#: How many ways of shortening the line :meth:`StatusBar.render` tries, in
+#: order: drop the version; the title; shorten config values (the model) to 12
+#: cells; drop the key hints; the usage share and "tokens"; shorten the agent's
+#: name; drop the labels; shorten the mode; the queue count; drop the mode;
+#: the config values.
+FIT_LEVELS = 12
+
+
+def _short(name: str, limit: int) -> str:
+    """``name`` cut to ``limit`` cells with an ellipsis (0: whole). A model
+    name loses its parenthesis first: "Default (recommended)" → "Default"."""
+    if not limit or len(name) <= limit:
+        return name
+    base = name.split(" (", 1)[0].strip()
+    if 0 < len(base) <= limit:
+        return base
+    return name[: limit - 1].rstrip() + "…"
+
+
 def _click(action: str) -> Style:
     """A style that runs ``action`` when its text is clicked (Textual's @click)."""
     return Style.from_meta({"@click": action})
@@ -76,55 +95,78 @@ class StatusBar(Widget):
             self.refresh()
 
     def render(self) -> Text:
-        info = self.info
+        """The line at the widget's width: what does not fit goes first (the
+        version, the title, the key hint), then names are abbreviated (the
+        model's, the mode's, the agent's); the state, usage and cost stay."""
         palette = ThemePalette(self.app.theme_variables, self.app.current_theme.dark)
+        width = self.content_region.width or 1000
+        for level in range(FIT_LEVELS):
+            text = self._line(self.info, palette, level)
+            if text.cell_len <= width:
+                return text
+        return text
+
+    def _line(self, info: StatusInfo, palette: ThemePalette, level: int) -> Text:
+        """The line shortened ``level`` steps (see :data:`FIT_LEVELS`)."""
         accent = palette.hex("text-accent", "accent")
         muted = palette.hex("foreground-muted", "foreground")
+        labels = level < 7
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("● ", style=palette.hex("text-success", "success"))
         # Every field but the counts comes from the agent: one line, cleaned.
-        text.append(one_line(info.agent) or "agent", style="bold")
-        if info.agent_version:
+        agent = one_line(info.agent) or "agent"
+        text.append(_short(agent, 8 if level >= 6 else 0), style="bold")
+        if info.agent_version and level < 1:
             text.append(f" {one_line(info.agent_version)}", style=muted)
-        if info.title:
+        if info.title and level < 2:
             text.append(f"  {one_line(info.title)}", style="italic")
-        if info.mode:
-            text.append("  mode ", style=muted)
-            text.append(
-                one_line(info.mode), style=Style.parse(accent) + _click("app.choose_mode()")
-            )
-        for config_id, name, value in info.config:
-            text.append(f"  {one_line(name)} ", style=muted)
-            text.append(
-                one_line(value),
-                style=Style.parse(accent) + _click(f"app.choose_config({config_id!r})"),
-            )
+        if info.mode and level < 10:
+            text.append("  mode " if labels else "  ", style=muted)
+            mode = _short(one_line(info.mode), 10 if level >= 8 else 0)
+            text.append(mode, style=Style.parse(accent) + _click("app.choose_mode()"))
+        if level < 11:
+            for config_id, name, value in info.config:
+                text.append(f"  {one_line(name)} " if labels else "  ", style=muted)
+                shown = _short(one_line(value), 12 if level >= 3 else 0)
+                click = _click(f"app.choose_config({config_id!r})")
+                text.append(shown, style=Style.parse(accent) + click)
         text.append("  ")
-        text.append_text(self._turn(info, palette))
+        text.append_text(self._turn(info, palette, hint=level < 4))
         if info.queued:
-            text.append(f"  ⏳ {info.queued} queued", style=palette.hex("text-warning", "warning"))
+            queued = f"  ⏳ {info.queued} queued" if level < 9 else f"  ⏳{info.queued}"
+            text.append(queued, style=palette.hex("text-warning", "warning"))
         if info.used_tokens is not None:
             text.append("  ")
             usage = _tokens(info.used_tokens)
             if info.context_size:
-                share = 100 * info.used_tokens / info.context_size
-                usage += f"/{_tokens(info.context_size)} ({share:.0f}%)"
-            text.append(usage + " tokens", style=muted)
+                usage += f"/{_tokens(info.context_size)}"
+                if level < 5:
+                    usage += f" ({100 * info.used_tokens / info.context_size:.0f}%)"
+            text.append(usage + (" tokens" if level < 5 else ""), style=muted)
         if info.cost:
             text.append(f"  {one_line(info.cost)}", style=muted)
         return text
 
     @staticmethod
-    def _turn(info: StatusInfo, palette: ThemePalette) -> Text:
+    def _turn(info: StatusInfo, palette: ThemePalette, *, hint: bool = True) -> Text:
         if info.status == "running" and info.running_since is not None:
             elapsed = _elapsed(now() - info.running_since)
             return Text(
-                f"◐ running {elapsed} · Esc to cancel", style=palette.hex("text-warning", "warning")
+                f"◐ running {elapsed}" + (" · Esc to cancel" if hint else ""),
+                style=palette.hex("text-warning", "warning"),
             )
         if info.status == "error":
             return Text("✗ error", style=palette.hex("text-error", "error"))
         if info.status == "closed":
-            return Text("✗ agent gone · send to restart", style=palette.hex("text-error", "error"))
+            return Text(
+                "✗ agent gone" + (" · send to restart" if hint else ""),
+                style=palette.hex("text-error", "error"),
+            )
+        if info.status == "failed":
+            return Text(
+                "✗ not started" + (" · send to retry" if hint else ""),
+                style=palette.hex("text-error", "error"),
+            )
         if info.status == "starting":
             return Text("… starting", style=palette.hex("foreground-muted", "foreground"))
         reason = info.stop_reason
