@@ -24,14 +24,18 @@ from typing import TYPE_CHECKING
 from acp_tui import ACP_HOST_VERSION, __version__
 from acp_tui.agents import presets
 from acp_tui.agents.config import Config, config_path, display_path, load_config, resolve
-from acp_tui.core.budget import DEFAULT_BUDGET, default_spill_root
-from acp_tui.core.budget import prune as prune_spill
-from acp_tui.core.history_store import HistoryStore, default_root
-from acp_tui.core.timeouts import Timeouts
+from acp_tui.core import (
+    DEFAULT_BUDGET,
+    HistoryStore,
+    Timeouts,
+    default_root,
+    default_spill_root,
+    prune_spill,
+)
 
 if TYPE_CHECKING:
     from acp_tui.agents.registry import Registry
-    from acp_tui.core.connection import AgentSpec
+    from acp_tui.core import AgentSpec
 
 EXIT_USAGE = 2
 #: --resume without an id / --continue (see acp_tui/ui/resume.py).
@@ -294,9 +298,7 @@ async def _serve(
     import contextlib
     import signal
 
-    from acp_tui.core.agent_log import logs_dir
-    from acp_tui.core.framing import READ_AHEAD
-    from acp_tui.core.host import Host
+    from acp_tui.core import READ_AHEAD, Host, logs_dir
     from acp_tui.server.methods import Methods
     from acp_tui.server.server import HeadlessServer
     from acp_tui.server.stdio import open_reader, open_sink

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from acp_tui.core.host import Host
-from acp_tui.core.session import Session
+from acp_tui.core.sessions.session import Session
 from tests.conftest import Recorder, scripted_spec
 from tests.test_lifecycle import text_of
 

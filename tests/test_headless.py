@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from acp_tui import ACP_HOST_VERSION
-from acp_tui.core.process import group_members
+from acp_tui.core.transport.process import group_members
 from tests.conftest import SCRIPTED_AGENT, HeadlessClient
 from tests.test_lifecycle import alive
 

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.entries import AssistantEntry, UserEntry, entry_from_wire
 from acp_tui.core.errors import HostError
-from acp_tui.core.history_store import HistoryStore, read_transcript
 from acp_tui.core.host import Host
+from acp_tui.core.model.entries import AssistantEntry, UserEntry, entry_from_wire
+from acp_tui.core.storage.history_store import HistoryStore, read_transcript
 from tests.conftest import SCRIPTED_AGENT
 
 

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from acp_tui.core.connection import AgentConnection, AgentSpec
-from acp_tui.core.entries import AssistantEntry, Chunk
-from acp_tui.core.events import Event
-from acp_tui.core.history_store import HistoryStore, read_transcript
 from acp_tui.core.host import Host
-from acp_tui.core.jsonrpc import JsonRpcPeer
+from acp_tui.core.model.entries import AssistantEntry, Chunk
+from acp_tui.core.model.events import Event
+from acp_tui.core.storage.history_store import HistoryStore, read_transcript
+from acp_tui.core.transport.jsonrpc import JsonRpcPeer
 from acp_tui.server.methods import Methods
 from acp_tui.server.server import HeadlessServer
 from tests.conftest import HeadlessClient, Recorder

@@ -19,8 +19,8 @@ import pytest
 from acp_tui.core import connection as connection_module
 from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
-from acp_tui.core.process import group_members
-from acp_tui.core.timeouts import Timeouts
+from acp_tui.core.transport.process import group_members
+from acp_tui.core.transport.timeouts import Timeouts
 from tests.conftest import Recorder, scripted_spec
 from tests.processes import PtyTui, scripted_agent, scripted_session, tui_command, wait_until
 

@@ -49,13 +49,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.agents import presets
-from acp_tui.core.budget import DEFAULT_BUDGET
-from acp_tui.core.history_store import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_SESSIONS
-from acp_tui.core.state_paths import shown_path
-from acp_tui.core.timeouts import Timeouts
+from acp_tui.core import (
+    DEFAULT_BUDGET,
+    DEFAULT_MAX_AGE_DAYS,
+    DEFAULT_MAX_SESSIONS,
+    Timeouts,
+    shown_path,
+)
 
 if TYPE_CHECKING:
-    from acp_tui.core.connection import AgentSpec
+    from acp_tui.core import AgentSpec
 
 CONFIG_ENV = "ACP_TUI_CONFIG"
 DEFAULT_AGENT = "demo"
@@ -133,7 +136,7 @@ class CustomAgent:
         return shutil.which(self.command), f"`{self.command}`", "on PATH"
 
     def find(self) -> AgentSpec | None:
-        from acp_tui.core.connection import AgentSpec
+        from acp_tui.core import AgentSpec
 
         path, _, _ = self.executable()
         if path is None:

@@ -26,22 +26,22 @@ from acp.schema import RequestPermissionRequest
 from pydantic import ValidationError
 
 from acp_tui import __version__
-from acp_tui.core.agent_log import AgentLog
-from acp_tui.core.agent_names import command_name
-from acp_tui.core.channel import EventHub
-from acp_tui.core.coalesce import Coalescer, stderr_summary
 from acp_tui.core.errors import HostError
-from acp_tui.core.events import Event
-from acp_tui.core.framing import READ_AHEAD
-from acp_tui.core.jsonrpc import JsonRpcPeer, PeerClosed, RpcId, UnreadableAnswer
-from acp_tui.core.outbox import OutboxFull
-from acp_tui.core.permissions import PermissionBook
-from acp_tui.core.process import AgentProcess
-from acp_tui.core.timeouts import Timeouts
-from acp_tui.core.validation import describe
+from acp_tui.core.model.channel import EventHub
+from acp_tui.core.model.coalesce import Coalescer, stderr_summary
+from acp_tui.core.model.events import Event
+from acp_tui.core.model.validation import describe
+from acp_tui.core.sessions.agent_names import command_name
+from acp_tui.core.sessions.permissions import PermissionBook
+from acp_tui.core.storage.agent_log import AgentLog
+from acp_tui.core.transport.framing import READ_AHEAD
+from acp_tui.core.transport.jsonrpc import JsonRpcPeer, PeerClosed, RpcId, UnreadableAnswer
+from acp_tui.core.transport.outbox import OutboxFull
+from acp_tui.core.transport.process import AgentProcess
+from acp_tui.core.transport.timeouts import Timeouts
 
 if TYPE_CHECKING:
-    from acp_tui.core.session import Session
+    from acp_tui.core.sessions.session import Session
 
 log = logging.getLogger(__name__)
 

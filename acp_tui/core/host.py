@@ -2,7 +2,7 @@
 API every front end calls (open, create, prompt, cancel, decide, close,
 shutdown).
 
-Front ends attach an :class:`~acp_tui.core.channel.EventChannel` and only
+Front ends attach an :class:`~acp_tui.core.model.channel.EventChannel` and only
 ever submit commands here and render the events they receive; the host
 and its sessions are the single owner of every fact.
 """
@@ -21,19 +21,19 @@ from acp.schema import PromptRequest
 from pydantic import ValidationError
 
 from acp_tui import ACP_HOST_VERSION
-from acp_tui.core import session_settings
-from acp_tui.core.agent_markup import readable_title
-from acp_tui.core.budget import DEFAULT_BUDGET, Spill, TextBudget, default_spill_root
-from acp_tui.core.channel import DEFAULT_CAPACITY, EventChannel, EventHub
 from acp_tui.core.connection import AgentConnection, AgentSpec, next_connection_id
-from acp_tui.core.entries import Entry
 from acp_tui.core.errors import HostError, is_auth_required
-from acp_tui.core.history_store import HistoryStore, file_name
-from acp_tui.core.json_frames import fix_surrogates
-from acp_tui.core.permissions import PermissionBook
-from acp_tui.core.session import CANCEL_GRACE_SECONDS, Session
-from acp_tui.core.timeouts import Timeouts
-from acp_tui.core.validation import describe
+from acp_tui.core.model.agent_markup import readable_title
+from acp_tui.core.model.budget import DEFAULT_BUDGET, Spill, TextBudget, default_spill_root
+from acp_tui.core.model.channel import DEFAULT_CAPACITY, EventChannel, EventHub
+from acp_tui.core.model.entries import Entry
+from acp_tui.core.model.validation import describe
+from acp_tui.core.sessions import settings as session_settings
+from acp_tui.core.sessions.permissions import PermissionBook
+from acp_tui.core.sessions.session import CANCEL_GRACE_SECONDS, Session
+from acp_tui.core.storage.history_store import HistoryStore, file_name
+from acp_tui.core.transport.json_frames import fix_surrogates
+from acp_tui.core.transport.timeouts import Timeouts
 
 Identity = tuple[AgentSpec, str]
 #: ``session/list`` pages read at most (a misbehaving agent could page forever).

@@ -20,13 +20,20 @@ import contextlib
 import logging
 from typing import Any
 
-from acp_tui.core.channel import ChannelClosed, EventChannel
-from acp_tui.core.coalesce import Coalescer
-from acp_tui.core.errors import HostError
-from acp_tui.core.events import Event
-from acp_tui.core.framing import FrameReader, FrameTooLarge
-from acp_tui.core.host import Host
-from acp_tui.core.json_frames import BadFrame, decode_frame, encode_frame, top_level_fields
+from acp_tui.core import (
+    BadFrame,
+    ChannelClosed,
+    Coalescer,
+    Event,
+    EventChannel,
+    FrameReader,
+    FrameTooLarge,
+    Host,
+    HostError,
+    decode_frame,
+    encode_frame,
+    top_level_fields,
+)
 from acp_tui.server.methods import Methods
 from acp_tui.server.stdio import LineSink
 

@@ -23,20 +23,28 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.notifications import SeverityLevel
 from textual.widgets import TextArea
 
-from acp_tui.core import failures
-from acp_tui.core.agent_log import logs_dir
-from acp_tui.core.budget import DEFAULT_BUDGET
-from acp_tui.core.channel import ChannelClosed, EventChannel
-from acp_tui.core.connection import AgentConnection, AgentSpec
-from acp_tui.core.content_text import clean, one_line
-from acp_tui.core.entries import Entry, NoticeEntry
-from acp_tui.core.errors import HostError, is_auth_required
-from acp_tui.core.events import Event
-from acp_tui.core.history_store import HistoryStore
-from acp_tui.core.host import Host
-from acp_tui.core.mentions import PromptCapabilities, build_prompt
-from acp_tui.core.session import Session
-from acp_tui.core.timeouts import Timeouts
+from acp_tui.core import (
+    DEFAULT_BUDGET,
+    AgentConnection,
+    AgentSpec,
+    ChannelClosed,
+    Entry,
+    Event,
+    EventChannel,
+    HistoryStore,
+    Host,
+    HostError,
+    NoticeEntry,
+    PromptCapabilities,
+    Session,
+    Timeouts,
+    build_prompt,
+    clean,
+    failures,
+    is_auth_required,
+    logs_dir,
+    one_line,
+)
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.exit_guard import ExitGuard, run_guarded
 from acp_tui.ui.export_command import EXPORT_COMMAND, export_conversation, parse_local_command

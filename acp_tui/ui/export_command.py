@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_tui.core.transcript import ExportError, default_export_name, to_markdown, write_markdown
+from acp_tui.core import ExportError, default_export_name, to_markdown, write_markdown
 
 if TYPE_CHECKING:
     from acp_tui.ui.app import AcpApp

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
+from acp_tui.core import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
 
 
 class LogSource:

@@ -18,10 +18,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Text
 from textual import events
 
-from acp_tui.core.content_text import clean, one_line
-from acp_tui.core.entries import ToolCallEntry
-from acp_tui.core.errors import HostError
-from acp_tui.core.tool_paths import outside_paths
+from acp_tui.core import HostError, ToolCallEntry, clean, one_line, outside_paths
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.render.tools import display_path
 from acp_tui.ui.screens.permission import PermissionPrompt, PermissionScreen

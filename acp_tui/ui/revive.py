@@ -13,10 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from acp_tui.core.connection import AgentConnection
-from acp_tui.core.errors import HostError
-from acp_tui.core.host import Host
-from acp_tui.core.session import Session
+from acp_tui.core import AgentConnection, Host, HostError, Session
 
 
 @dataclass

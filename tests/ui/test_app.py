@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from acp_tui.core.entries import AssistantEntry, NoticeEntry, ToolCallEntry
+from acp_tui.core.model.entries import AssistantEntry, NoticeEntry, ToolCallEntry
 from acp_tui.ui.screens.permission import PermissionScreen
 from tests.ui.helpers import (
     demo,

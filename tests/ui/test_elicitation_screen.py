@@ -17,7 +17,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, RadioSet, SelectionList, Static
 
-from acp_tui.core.elicitation_form import FormSchemaError
+from acp_tui.core.model.elicitation_form import FormSchemaError
 from acp_tui.ui.screens.elicitation import ElicitationFormScreen
 from acp_tui.ui.screens.elicitation_fields import FieldBlock
 from acp_tui.ui.screens.elicitation_url import UrlElicitationScreen

@@ -13,7 +13,7 @@ from textual.strip import Strip
 from textual.theme import BUILTIN_THEMES
 
 import acp_tui.ui.render.markdown as markdown_module
-from acp_tui.core.entries import (
+from acp_tui.core.model.entries import (
     AssistantEntry,
     Chunk,
     Entry,

@@ -9,7 +9,7 @@ from textual.command import CommandPalette
 from textual.widgets import OptionList, Static
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.entries import NoticeEntry
+from acp_tui.core.model.entries import NoticeEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.choice import ChoiceScreen
 from tests.conftest import SCRIPTED_AGENT

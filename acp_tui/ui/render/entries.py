@@ -17,9 +17,15 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from acp_tui.core.agent_markup import read_markup
-from acp_tui.core.content_text import clean
-from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
+from acp_tui.core import (
+    AssistantEntry,
+    Entry,
+    NoticeEntry,
+    ToolCallEntry,
+    UserEntry,
+    clean,
+    read_markup,
+)
 from acp_tui.ui.render.layout import (
     Line,
     Painter,

@@ -14,9 +14,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from acp_tui.core.content_text import clean, one_line, terminal_ansi
-from acp_tui.core.entries import ToolCallEntry
-from acp_tui.core.transcript import KIND_ICONS as KIND_ICONS
+from acp_tui.core import KIND_ICONS, ToolCallEntry, clean, one_line, terminal_ansi
 from acp_tui.ui.render.layout import (
     Line,
     Painter,

@@ -34,7 +34,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from acp_tui.core.entries import AssistantEntry, Entry, ToolCallEntry
+from acp_tui.core import AssistantEntry, Entry, ToolCallEntry
 from acp_tui.ui.height_index import HeightIndex
 from acp_tui.ui.log_source import LogSource, entry_text, estimate_height
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles

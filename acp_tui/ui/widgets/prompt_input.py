@@ -38,7 +38,7 @@ character); a paste of image paths (PNG, JPEG, GIF, WebP, as terminals paste
 dropped files) becomes ``[image: name.png]`` labels when the agent accepts
 images (:meth:`PromptInput.set_prompt_capabilities`, which the app sets from
 its connection); :attr:`PromptInput.image_attachments` maps them
-to their files for :func:`acp_tui.core.mentions.build_prompt`.
+to their files for :func:`acp_tui.core.prompting.mentions.build_prompt`.
 
 Keys left to the app: Escape (menu closed), Tab (menu closed and nothing to
 complete: focus moves on, via the Screen binding), Shift+Tab, Ctrl+C (unless
@@ -84,9 +84,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TextArea
 
-from acp_tui.core.file_index import FileIndex, PathMatch
-from acp_tui.core.mentions import (
+from acp_tui.core import (
+    FileIndex,
     MentionToken,
+    PathMatch,
     PromptCapabilities,
     format_mention,
     mention_at,

@@ -46,14 +46,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp_tui.core import session_settings
-from acp_tui.core.agent_markup import readable_title
-from acp_tui.core.budget import Spill, bounded_record
-from acp_tui.core.entries import UserEntry
-from acp_tui.core.json_frames import dumps, to_utf8
+from acp_tui.core.model.agent_markup import readable_title
+from acp_tui.core.model.budget import Spill, bounded_record
+from acp_tui.core.model.entries import UserEntry
+from acp_tui.core.sessions import settings as session_settings
+from acp_tui.core.transport.json_frames import dumps, to_utf8
 
 if TYPE_CHECKING:
-    from acp_tui.core.session import Session
+    from acp_tui.core.sessions.session import Session
 
 log = logging.getLogger(__name__)
 

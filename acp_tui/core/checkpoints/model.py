@@ -1,6 +1,6 @@
 """What checkpoints are made of: the records, changes and restore plans.
 
-The data :mod:`acp_tui.core.checkpoints` returns, how a checkpoint's record
+The data :mod:`acp_tui.core.checkpoints.engine` returns, how a checkpoint's record
 is kept in its commit message (JSON after a title line).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from acp_tui.core.shadow_repo import GitError, RawChange, RefRecord
+from acp_tui.core.checkpoints.shadow_repo import GitError, RawChange, RefRecord
 
 Label = Literal["before-turn", "after-turn", "before-restore"]
 ChangeKind = Literal["added", "modified", "deleted"]

@@ -28,12 +28,12 @@ from acp.schema import (
 )
 from pydantic import BaseModel, ValidationError
 
-from acp_tui.core import fs
-from acp_tui.core.entries import ToolCallEntry
-from acp_tui.core.events import Event
-from acp_tui.core.terminals import TerminalManager, TerminalSnapshot
-from acp_tui.core.thread import Thread
-from acp_tui.core.validation import describe
+from acp_tui.core.capabilities import fs
+from acp_tui.core.capabilities.terminals import TerminalManager, TerminalSnapshot
+from acp_tui.core.model.entries import ToolCallEntry
+from acp_tui.core.model.events import Event
+from acp_tui.core.model.thread import Thread
+from acp_tui.core.model.validation import describe
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 
-from acp_tui.core.events import LOSSY_TYPES, Event, merge_text_deltas
+from acp_tui.core.model.events import LOSSY_TYPES, Event, merge_text_deltas
 
 DEFAULT_CAPACITY = 4096
 #: Characters one merged text delta may carry.

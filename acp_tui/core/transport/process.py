@@ -1,6 +1,6 @@
 """An agent process: under a supervisor, in its own process group, stderr drained, reaped whole.
 
-* POSIX: the host starts :mod:`acp_tui.core.supervisor` (a new session and
+* POSIX: the host starts :mod:`acp_tui.core.transport.supervisor` (a new session and
   process group), which runs the agent as its child in that group. The
   supervisor stops the agent's whole tree when the host goes away however it
   goes (its lifeline socket closes, SIGKILL of the host included), and it
@@ -8,7 +8,7 @@
   the group or the session are found too. ``pid`` is the agent's,
   ``pgid`` the group's (the supervisor's pid).
   Windows: ``CREATE_NEW_PROCESS_GROUP`` and a Job object that kills the
-  whole tree when the host's handle to it closes (:mod:`acp_tui.core.winjob`).
+  whole tree when the host's handle to it closes (:mod:`acp_tui.core.transport.winjob`).
 * The agent gets the user's full environment plus the preset's (the SDK's
   default spawn keeps only HOME/PATH/SHELL/TERM/USER, losing API keys).
 * stderr is read continuously into a bounded tail (the last 64 KiB) and
@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from acp_tui.core import supervisor, winjob
+from acp_tui.core.transport import supervisor, winjob
 
 STDERR_TAIL_BYTES = 64 * 1024
 TERM_GRACE_SECONDS = 1.0

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from acp_tui.core.session import Session
+    from acp_tui.core.sessions.session import Session
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from acp_tui.core.errors import HostError
 
 if TYPE_CHECKING:
-    from acp_tui.core.session import Session
+    from acp_tui.core.sessions.session import Session
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ A session takes a checkpoint before each prompt turn and another when it ends,
 whoever edits the files (the agent's own tools, a terminal command,
 ``fs/write_text_file``, the user in another editor). Each root folder of the
 session (its cwd and extra roots) has a shadow git repository of its own
-(:mod:`acp_tui.core.shadow_repo`); a checkpoint is one commit per root under
+(:mod:`acp_tui.core.checkpoints.shadow_repo`); a checkpoint is one commit per root under
 one id, with its label, turn, prompt, session and skipped files in the commit
 message. Two sessions on the same folder share its repository and its lock,
 and each lists only its own checkpoints.
@@ -33,7 +33,7 @@ hashes every file), so an asyncio caller runs it in a worker thread::
     await asyncio.to_thread(checkpoints.prune)    # in the background, after a turn
 
 Threads and processes are safe: each root's repository is used under its
-lock (:meth:`~acp_tui.core.shadow_repo.ShadowRepo.lock`). Errors are a
+lock (:meth:`~acp_tui.core.checkpoints.shadow_repo.ShadowRepo.lock`). Errors are a
 :class:`CheckpointError` with a message that names the root; without git
 (or with a git older than 2.25) :attr:`Checkpoints.reason` says why, and
 every method raises :class:`CheckpointsUnavailable` with that reason.
@@ -62,8 +62,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from acp_tui.core.checkpoint_files import classify, edited_outside_tools, in_the_way
-from acp_tui.core.checkpoint_model import (
+from acp_tui.core.checkpoints.files import classify, edited_outside_tools, in_the_way
+from acp_tui.core.checkpoints.model import (
     KINDS,
     MAX_SKIPPED_STORED,
     ChangeKind,
@@ -91,7 +91,7 @@ from acp_tui.core.checkpoint_model import (
     record_meta,
     skipped_of,
 )
-from acp_tui.core.shadow_repo import (
+from acp_tui.core.checkpoints.shadow_repo import (
     GitProgram,
     RawChange,
     RefRecord,

@@ -1,6 +1,6 @@
 """Fuzzy search over the files under a session's cwd, for ``@`` completion.
 
-The paths come from :func:`acp_tui.core.file_listing.list_paths` (git's list,
+The paths come from :func:`acp_tui.core.prompting.file_listing.list_paths` (git's list,
 or a walk honouring ``.gitignore``; see that module). :class:`FileIndex` builds
 them off the UI thread (:meth:`FileIndex.build`) and answers queries
 (:meth:`FileIndex.search`).
@@ -38,7 +38,7 @@ from itertools import compress, islice, repeat
 from operator import contains
 from pathlib import Path
 
-from acp_tui.core.file_listing import (
+from acp_tui.core.prompting.file_listing import (
     DEFAULT_CAP,
     SKIP_DIRS,
     IgnoreRule,

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from acp_tui.core.state_paths import state_dir
+from acp_tui.core.storage.state_paths import state_dir
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ Every git process gets its own environment (:meth:`ShadowRepo.env`):
   paths that are never globs.
 
 All calls here are blocking; callers hold :meth:`ShadowRepo.lock` (a file
-lock, :mod:`acp_tui.core.file_lock`) around any sequence that reads or writes
+lock, :mod:`acp_tui.core.checkpoints.file_lock`) around any sequence that reads or writes
 the index or the refs.
 """
 
@@ -49,8 +49,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from acp_tui.core.file_lock import LockTimeout, file_lock
-from acp_tui.core.shadow_ignores import project_excludes
+from acp_tui.core.checkpoints.file_lock import LockTimeout, file_lock
+from acp_tui.core.checkpoints.shadow_ignores import project_excludes
 
 MIN_GIT = (2, 25)
 """``checkout --pathspec-from-file`` arrived in git 2.25."""

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from acp_tui.core.events import Event
+from acp_tui.core.model.events import Event
 
 BURST = 10
 WINDOW = 1.0

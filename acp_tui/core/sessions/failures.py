@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_tui.core.errors import HostError
-from acp_tui.core.state_paths import shown_path
+from acp_tui.core.storage.state_paths import shown_path
 
 #: stderr lines shown in an error entry.
 STDERR_LINES = 12

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from acp_tui.core.content_text import clean, one_line, terminal_text
-from acp_tui.core.entries import Entry
+from acp_tui.core.model.content_text import clean, one_line, terminal_text
+from acp_tui.core.model.entries import Entry
 
 __all__ = ["ExportError", "default_export_name", "fence", "to_markdown", "write_markdown"]
 

@@ -26,13 +26,13 @@ from acp.schema import (
 )
 from pydantic import BaseModel, ValidationError
 
-from acp_tui.core.budget import DELTA_LIMIT, text_size
-from acp_tui.core.entries import FINISHED_STATUSES, ChunkType, ToolCallEntry, describe_block
-from acp_tui.core.events import Event
-from acp_tui.core.validation import describe
+from acp_tui.core.model.budget import DELTA_LIMIT, text_size
+from acp_tui.core.model.entries import FINISHED_STATUSES, ChunkType, ToolCallEntry, describe_block
+from acp_tui.core.model.events import Event
+from acp_tui.core.model.validation import describe
 
 if TYPE_CHECKING:
-    from acp_tui.core.session import Session
+    from acp_tui.core.sessions.session import Session
 
 log = logging.getLogger(__name__)
 

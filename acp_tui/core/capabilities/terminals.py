@@ -3,7 +3,7 @@
 One :class:`TerminalManager` per ACP session. ``create`` runs the agent's command
 through a POSIX shell (the user's PATH applies) on a real pseudo-terminal in the
 given cwd and returns a host-made id. Output is kept head-first in a
-:class:`~acp_tui.core.output_buffer.HeadBuffer` (at most 1 MiB).
+:class:`~acp_tui.core.capabilities.output_buffer.HeadBuffer` (at most 1 MiB).
 
 POSIX: ``ptyprocess`` forks the child as a session leader on a new pty; before
 ``exec`` the child points stdin at ``/dev/null`` (nothing can wait for input) and
@@ -43,8 +43,8 @@ from typing import Any
 
 from acp import RequestError
 
-from acp_tui.core import supervisor, winjob
-from acp_tui.core.output_buffer import HeadBuffer
+from acp_tui.core.capabilities.output_buffer import HeadBuffer
+from acp_tui.core.transport import supervisor, winjob
 
 if sys.platform != "win32":
     import termios

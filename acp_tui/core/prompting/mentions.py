@@ -14,11 +14,11 @@ The first block is always the text exactly as typed. Then, for each distinct
 mentioned path that exists, in order of appearance:
 
 * outside the allow-roots, or a symlink that leads out (checked by
-  :class:`~acp_tui.core.fs.PathFence` on real paths): **not attached**; a
+  :class:`~acp_tui.core.capabilities.fs.PathFence` on real paths): **not attached**; a
   note says why and the prompt is still sent;
 * a directory: a ``resource_link``;
 * a file, when the agent's ``promptCapabilities.embeddedContext`` is true and
-  the file is UTF-8 text (no NUL bytes) within :data:`~acp_tui.core.fs.MAX_TEXT_BYTES`:
+  the file is UTF-8 text (no NUL bytes) within :data:`~acp_tui.core.capabilities.fs.MAX_TEXT_BYTES`:
   a ``resource`` with the text; otherwise a ``resource_link`` (with ``size``,
   and ``mimeType`` when the name gives one). Embedded content (text and
   images) shares one budget of :data:`MAX_EMBEDDED_BYTES` per prompt; files
@@ -54,7 +54,7 @@ from urllib.parse import unquote, urlparse
 
 from acp import RequestError
 
-from acp_tui.core import fs
+from acp_tui.core.capabilities import fs
 
 __all__ = [
     "IMAGE_EXTENSIONS",

@@ -17,8 +17,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from acp_tui.core.entries import ToolCallEntry
-from acp_tui.core.fs import PathFence
+from acp_tui.core.capabilities.fs import PathFence
+from acp_tui.core.model.entries import ToolCallEntry
 
 #: Raw-input fields that name a path, as agents spell them.
 PATH_FIELDS = (

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from acp_tui.core import events
-from acp_tui.core.entries import (
+from acp_tui.core.model import events
+from acp_tui.core.model.entries import (
     AssistantEntry,
     Chunk,
     ChunkType,
@@ -34,7 +34,7 @@ from acp_tui.core.entries import (
     UserEntry,
     entry_from_wire,
 )
-from acp_tui.core.events import Event
+from acp_tui.core.model.events import Event
 
 #: ACP tool-call fields (wire names) -> ToolCallEntry attributes.
 _TOOL_FIELDS = {

@@ -20,18 +20,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from acp_tui.core import cancel_recovery, failures, fs, session_settings
-from acp_tui.core.budget import TextBudget
-from acp_tui.core.channel import EventHub
-from acp_tui.core.coalesce import Coalescer
-from acp_tui.core.entries import ToolCallEntry
+from acp_tui.core.capabilities import fs
 from acp_tui.core.errors import HostError
-from acp_tui.core.events import Event
-from acp_tui.core.history_store import SessionRecorder
-from acp_tui.core.permissions import PermissionBook
-from acp_tui.core.session_tools import SessionTools
-from acp_tui.core.thread import Thread
-from acp_tui.core.updates import account_tool_call, admit_tool_call, apply_update
+from acp_tui.core.model.budget import TextBudget
+from acp_tui.core.model.channel import EventHub
+from acp_tui.core.model.coalesce import Coalescer
+from acp_tui.core.model.entries import ToolCallEntry
+from acp_tui.core.model.events import Event
+from acp_tui.core.model.thread import Thread
+from acp_tui.core.sessions import cancel_recovery, failures
+from acp_tui.core.sessions import settings as session_settings
+from acp_tui.core.sessions.permissions import PermissionBook
+from acp_tui.core.sessions.tools import SessionTools
+from acp_tui.core.sessions.updates import account_tool_call, admit_tool_call, apply_update
+from acp_tui.core.storage.history_store import SessionRecorder
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ Here:
   its entry before the next message is read) and returns an awaitable that
   finishes in its own task;
   at most ``max_incoming`` run at once, then the read loop waits.
-* Outgoing messages go through a bounded :class:`~acp_tui.core.outbox.Outbox`:
+* Outgoing messages go through a bounded :class:`~acp_tui.core.transport.outbox.Outbox`:
   sending never waits for the agent to read (an agent that stops reading
   delays only what is addressed to it, and is reported); past the bound a
-  send raises :class:`~acp_tui.core.outbox.OutboxFull`.
+  send raises :class:`~acp_tui.core.transport.outbox.OutboxFull`.
 * ``$/cancel_request`` ends the matching incoming request (error -32800),
   unless ``on_cancel_request`` handles it (a permission answers cancelled).
 * A frame that cannot be used (over ``max_frame``, nested too deep, not
@@ -41,9 +41,14 @@ from typing import Any
 
 from acp import RequestError
 
-from acp_tui.core.framing import FrameReader, FrameTooLarge
-from acp_tui.core.json_frames import BadFrame, decode_frame, encode_frame, top_level_fields
-from acp_tui.core.outbox import DEFAULT_LIMIT, DEFAULT_STUCK_AFTER, Outbox, OutboxFull
+from acp_tui.core.transport.framing import FrameReader, FrameTooLarge
+from acp_tui.core.transport.json_frames import (
+    BadFrame,
+    decode_frame,
+    encode_frame,
+    top_level_fields,
+)
+from acp_tui.core.transport.outbox import DEFAULT_LIMIT, DEFAULT_STUCK_AFTER, Outbox, OutboxFull
 
 log = logging.getLogger(__name__)
 

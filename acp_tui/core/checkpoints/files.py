@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from acp_tui.core.checkpoint_model import FileChange, SkipReason
+from acp_tui.core.checkpoints.model import FileChange, SkipReason
 
 
 def classify(

@@ -23,10 +23,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from acp_tui.core.entries import ToolCallEntry, ToolStatus
 from acp_tui.core.errors import HostError
-from acp_tui.core.events import Event
-from acp_tui.core.thread import Thread
+from acp_tui.core.model.entries import ToolCallEntry, ToolStatus
+from acp_tui.core.model.events import Event
+from acp_tui.core.model.thread import Thread
 
 #: How many resolved request ids are remembered to answer ``already_decided``.
 RESOLVED_MEMORY = 10_000
