@@ -88,6 +88,9 @@ def test_the_history_writes_a_turn_that_holds_a_lone_surrogate(tmp_path: Path) -
             entries=[AssistantEntry(chunks=[Chunk("message", "bad \udc80 text", None)])]
         ),
         title="t\ud800",
+        config_options=[],
+        modes=None,
+        usage=None,
     )
     recorder.changed(0)
     recorder.flush(session)  # type: ignore[arg-type]
