@@ -90,8 +90,8 @@ class PermissionFlow:
                 locations=_locations(entry, cwd),
                 position=1,
                 total=1 + len(self.queue),
-                outside=[display_path(p, cwd) for p in outside],
-                project=session.cwd.name or str(session.cwd) if session else "the project",
+                outside=[one_line(display_path(p, cwd)) for p in outside],
+                project=one_line(session.cwd.name or str(session.cwd)) if session else "the project",
             )
             self.showing = request_id
             typing = time.monotonic() - self.app.last_typed < TYPING_WINDOW
