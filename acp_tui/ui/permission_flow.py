@@ -91,7 +91,9 @@ class PermissionFlow:
                 position=1,
                 total=1 + len(self.queue),
                 outside=[one_line(display_path(p, cwd)) for p in outside],
-                project=one_line(session.cwd.name or str(session.cwd)) if session else "the project",
+                project=one_line(session.cwd.name or str(session.cwd))
+                if session
+                else "the project",
             )
             self.showing = request_id
             typing = time.monotonic() - self.app.last_typed < TYPING_WINDOW
