@@ -24,6 +24,7 @@ from typing import Any
 from acp_tui.core.model.entries import (
     AssistantEntry,
     Chunk,
+    ChunkType,
     Entry,
     ToolCallEntry,
     entry_from_wire,
@@ -162,7 +163,7 @@ class SessionView:
             if chunk.message_id is None and isinstance(message_id, str):
                 chunk.message_id = message_id
         else:
-            kind = "thought" if delta.get("type") == "thought" else "message"
+            kind: ChunkType = "thought" if delta.get("type") == "thought" else "message"
             entry.chunks.append(
                 Chunk(kind, text, message_id if isinstance(message_id, str) else None)
             )
