@@ -1,10 +1,12 @@
-"""The Textual front end: one screen over the host core.
+"""The Textual front end: one screen over a host.
 
-The app embeds a :class:`~acp_tui.core.host.Host`, attaches one event
-channel and renders what the core commits; everything it does to the agent
-goes through the host's commands (the same ones the headless server uses).
-It keeps presentation state only: the prompt draft, the queue of prompts
-typed while a turn runs, which permission dialog is open.
+The app talks to the host through a :class:`~acp_tui.ui.host_link.HostLink`
+(by default :class:`~acp_tui.ui.local_host.LocalHost`, over a host it embeds):
+it attaches one event channel and renders its own view of each session,
+built from a snapshot and the events after it (ui/conversation.py,
+ui/event_dispatch.py); everything it does to the agent goes through the
+link's commands (the ones the headless server uses). The flows live in
+their own modules and see the app only as a :class:`~acp_tui.ui.surface.Surface`.
 """
 
 from __future__ import annotations
