@@ -111,6 +111,8 @@ class Turns:
             # Running before its user entry: the host waits for the agent to settle.
             self.handing_over = self._sent
         else:
+            # A reply still being revealed goes on: the last burst of a turn
+            # is revealed like the rest (scrolling away still shows it whole).
             self.started_at = None
 
     def show_queue(self) -> None:
