@@ -18,7 +18,7 @@ from acp_tui.core.model.entries import AssistantEntry
 from acp_tui.core.model.events import Event
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.local_host import LocalHost
-from tests.ui.helpers import ready, scripted, screen_text, submit, until
+from tests.ui.helpers import ready, screen_text, scripted, submit, until
 
 REPLY = 3000
 
