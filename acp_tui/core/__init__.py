@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from acp_tui.core.model.entries import UserEntry as UserEntry
     from acp_tui.core.model.entries import entry_from_wire as entry_from_wire
     from acp_tui.core.model.events import Event as Event
+    from acp_tui.core.model.session_view import SessionView as SessionView
     from acp_tui.core.prompting.file_index import FileIndex as FileIndex
     from acp_tui.core.prompting.file_index import PathMatch as PathMatch
     from acp_tui.core.prompting.mentions import MentionToken as MentionToken
@@ -126,6 +127,7 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "READ_AHEAD": ("acp_tui.core.transport.framing", "READ_AHEAD"),
     "STRING": ("acp_tui.core.model.elicitation_form", "STRING"),
     "Session": ("acp_tui.core.sessions.session", "Session"),
+    "SessionView": ("acp_tui.core.model.session_view", "SessionView"),
     "Timeouts": ("acp_tui.core.transport.timeouts", "Timeouts"),
     "ToolCallEntry": ("acp_tui.core.model.entries", "ToolCallEntry"),
     "UserEntry": ("acp_tui.core.model.entries", "UserEntry"),
@@ -197,6 +199,7 @@ __all__ = [
     "PathMatch",
     "PromptCapabilities",
     "Session",
+    "SessionView",
     "Timeouts",
     "ToolCallEntry",
     "UserEntry",

@@ -414,6 +414,15 @@ class Host:
         else:
             self.permissions.decide(request_id, option_id)
 
+    def add_notice(
+        self, session_id: str, level: Literal["info", "warning", "error"], text: str
+    ) -> None:
+        """A front end's note in a session's log (the TUI says how a session
+        it brought back after the agent died carries on); committed like any
+        entry, so every front end and the history see it."""
+        session = self.session(session_id)
+        session.commit(session.thread.append_notice(level, text))
+
     # -- the end ------------------------------------------------------------------
 
     async def shutdown(self) -> None:

@@ -9,8 +9,7 @@ ends every entry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -38,6 +37,7 @@ from acp_tui.ui.render.layout import (
 )
 from acp_tui.ui.render.long_text import LazyRows
 from acp_tui.ui.render.markdown import MarkdownRenderer
+from acp_tui.ui.render.options import RenderOptions
 from acp_tui.ui.render.styles import RenderStyles
 from acp_tui.ui.render.tools import ToolCallRenderer
 
@@ -52,24 +52,6 @@ NOTICE_ICONS = {"info": "ℹ", "warning": "⚠", "error": "✗"}
 #: USER_SHOWN_LINES unless expanded.
 USER_FOLD_LINES = 20
 USER_SHOWN_LINES = 8
-
-
-@dataclass(frozen=True)
-class RenderOptions:
-    width: int
-    styles: RenderStyles
-    #: The user expanded this entry: thoughts in full, raw input/output,
-    #: whole diffs and terminal output.
-    expanded: bool = False
-    #: Animation frame for running tool calls.
-    spinner_frame: int = 0
-    #: Assistant entries: chunk index -> code points of that chunk revealed
-    #: so far (None: everything; a chunk not in the mapping is fully shown).
-    reveal: Mapping[int, int] | None = None
-    #: The entry has the log's cursor.
-    selected: bool = False
-    #: The session's working directory: paths inside it are shown relative.
-    cwd: str | None = None
 
 
 class EntryRenderer:

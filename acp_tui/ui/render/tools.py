@@ -7,7 +7,7 @@ import difflib
 import json
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.highlighter import JSONHighlighter
 from rich.segment import Segment
@@ -27,10 +27,8 @@ from acp_tui.ui.render.layout import (
     shorten_left,
 )
 from acp_tui.ui.render.markdown import MarkdownRenderer
+from acp_tui.ui.render.options import RenderOptions
 from acp_tui.ui.render.styles import RenderStyles
-
-if TYPE_CHECKING:
-    from acp_tui.ui.render.entries import RenderOptions
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 #: Diff lines shown before "… N more lines" (unless expanded).
