@@ -38,7 +38,6 @@ from acp_tui.core import (
     PromptCapabilities,
     Session,
     Timeouts,
-    build_prompt,
     clean,
     failures,
     is_auth_required,
@@ -451,11 +450,8 @@ class AcpApp(App[int]):
         try:
             # Built here, synchronously: nothing may run between taking the prompt off
             # the queue and the turn starting (a second prompt would race this one).
-            built = build_prompt(
-                text,
-                session.tools.fence,
-                self.prompt.prompt_capabilities,
-                images=self.prompt.image_attachments,
+            built = self.host.build_prompt(
+                session.session_id, text, images=self.prompt.image_attachments
             )
             for note in built.notes:
                 self.notify(note, severity="warning", timeout=8)
@@ -623,7 +619,9 @@ def run_tui(
     code = run_guarded(app)
     # Only after a normal quit: after a signal or a lost terminal nobody may
     # be reading it (a write could block).
-    hint = resume_hint(app.spec, app.session, cwd, app.connection) if code == 0 else None
+    session = app.session
+    transcript = host.transcript_key(session.session_id) if session is not None else None
+    hint = resume_hint(app.spec, session, cwd, app.connection, transcript) if code == 0 else None
     if hint:
         with contextlib.suppress(OSError):
             print(hint, flush=True)

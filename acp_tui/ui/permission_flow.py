@@ -1,14 +1,13 @@
 """Pending permission requests in the TUI: one dialog at a time, in order.
 
-The core owns each request (host.permissions); this only decides which one
-the dialog shows. A decision goes through ``host.decide`` — the path the
+The core owns each request (on its tool call's entry); this only decides
+which one the dialog shows. A decision goes through ``host.decide`` — the path the
 headless server uses — and a request resolved elsewhere (the turn was
 cancelled, the agent withdrew it) closes its dialog.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import time
 from functools import partial
@@ -18,7 +17,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Text
 from textual import events
 
-from acp_tui.core import HostError, ToolCallEntry, clean, one_line, outside_paths
+from acp_tui.core import HostError, ToolCallEntry, clean, diff_lines, one_line, outside_paths
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.render.tools import display_path
 from acp_tui.ui.screens.permission import PermissionPrompt, PermissionScreen
@@ -69,29 +68,25 @@ class PermissionFlow:
         host = self.app.host
         while self.queue:
             request_id = self.queue.pop(0)
-            pending = host.permissions.get(request_id)
-            if pending is None:
+            pending = host.pending_permission(request_id)
+            permission = pending[1].permission if pending is not None else None
+            if pending is None or permission is None:
                 continue
-            found = pending.owner.thread.tool_call(pending.tool_call_id)
-            entry = found[1] if found is not None else None
-            session = host.sessions.get(pending.owner.session_id)
-            cwd = str(session.cwd) if session is not None else None
-            outside = (
-                outside_paths(entry, session.tools.fence)
-                if entry is not None and session is not None
-                else []
-            )
+            session, entry = pending
+            options = permission.get("options") or []
+            cwd = str(session.cwd)
+            outside = outside_paths(entry, session.tools.fence)
             prompt = PermissionPrompt(
                 request_id=request_id,
-                title=one_line(entry.title if entry is not None else pending.tool_call_id),
-                tool_kind=entry.tool_kind if entry is not None else "other",
-                options=[_shown_option(option) for option in pending.options],
-                preview=preview(entry, self._palette(), cwd) if entry else None,
+                title=one_line(entry.title),
+                tool_kind=entry.tool_kind,
+                options=[_shown_option(option) for option in options],
+                preview=preview(entry, self._palette(), cwd),
                 locations=_locations(entry, cwd),
                 position=1,
                 total=1 + len(self.queue),
-                outside=[display_path(p, cwd) for p in outside],
-                project=session.cwd.name or str(session.cwd) if session else "the project",
+                outside=[one_line(display_path(p, cwd)) for p in outside],
+                project=session.cwd.name or str(session.cwd),
             )
             self.showing = request_id
             typing = time.monotonic() - self.app.last_typed < TYPING_WINDOW
@@ -180,21 +175,21 @@ def _diff(item: dict[str, Any], palette: ThemePalette, cwd: str | None = None) -
     new = str(item.get("newText") or "")
     path = one_line(display_path(str(item.get("path", "")), cwd))
     heading = Text(f"{path}{'  (new file)' if old is None else ''}", style="bold")
-    lines = difflib.unified_diff(str(old or "").splitlines(), new.splitlines(), lineterm="", n=3)
+    lines = diff_lines(old if isinstance(old, str) else None, new)
     styles = {
         "+": palette.hex("text-success", "success"),
         "-": palette.hex("text-error", "error"),
         "@": palette.hex("text-secondary", "secondary"),
     }
     rows: list[tuple[str, str, str]] = []
-    for count, line in enumerate(lines):
-        if line.startswith(("---", "+++")) or (old is None and line.startswith("@@")):
-            continue  # a new file needs no hunk header
-        if count >= PREVIEW_LINES:
+    for line in (line.removesuffix("\n") for line in lines):
+        if line.startswith("\\") or (old is None and line.startswith("@@")):
+            continue  # a new file needs no hunk header; nor the dialog git's "no newline"
+        if len(rows) >= PREVIEW_LINES:
             rows.append(("", "… (diff continues)", ""))
             break
         marker = line[:1] if line[:1] in ("+", "-", " ") else ""
-        body = clean(line[1:] if marker else line)
+        body = line[1:] if marker else line
         rows.append((marker, body, styles.get(line[:1], "")))
     return DiffPreview(heading, rows)
 

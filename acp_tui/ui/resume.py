@@ -155,20 +155,24 @@ class ResumeFlow:
 
 
 def resume_hint(
-    spec: AgentSpec, session: Session | None, cwd: Path, connection: AgentConnection | None = None
+    spec: AgentSpec,
+    session: Session | None,
+    cwd: Path,
+    connection: AgentConnection | None = None,
+    transcript: str | None = None,
 ) -> str | None:
     """What to type to come back to ``session`` (printed on exit), or None
     when there is nothing to come back to. With an agent that cannot load
-    sessions, the local transcript's key names it (agents like the demo reuse
-    their session ids)."""
+    sessions, the local transcript's key (``transcript``) names it (agents
+    like the demo reuse their session ids)."""
     if session is None or not any(e.kind == "user" for e in session.thread.entries):
         return None
     target = session.agent_session_id
     loadable = connection is not None and connection.capabilities.get("loadSession")
     if connection is not None and not loadable:
-        if session.recorder is None:
+        if transcript is None:
             return None  # no history kept: nothing to come back to
-        target = session.recorder.path.stem
+        target = transcript
     agent = spec.name if spec.name else "-- " + shlex.join([spec.command, *spec.args])
     where = "" if cwd == Path.cwd().resolve() else f" --cwd {shlex.quote(str(cwd))}"
     if agent.startswith("--"):

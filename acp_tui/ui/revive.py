@@ -45,11 +45,11 @@ async def revive(
             f"{name} restarted in a new session: {why}, so it does not remember"
             " the conversation above."
         )
-        fresh.commit(fresh.thread.append_notice("warning", text))
+        host.add_notice(fresh.session_id, "warning", text)
         return Revived(fresh)
     session, how = revived
     skip = 0 if how == "resumed" else len(session.thread)
     verb = "resumed" if how == "resumed" else "reloaded"
     text = f"{name} restarted and {verb} this session: it remembers the conversation above."
-    session.commit(session.thread.append_notice("info", text))
+    host.add_notice(session.session_id, "info", text)
     return Revived(session, replaces=dead if how == "resumed" else None, skip=skip)
