@@ -214,11 +214,14 @@ class Host:
         agent_session_id = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(agent_session_id, str):
             raise HostError("agent_error", "the agent answered session/new without a sessionId")
-        session = self._new_session(
-            connection, agent_session_id, directory, allow_roots, mcp_servers=mcp_servers
+        return self._new_session(
+            connection,
+            agent_session_id,
+            directory,
+            allow_roots,
+            mcp_servers=mcp_servers,
+            setup=result,
         )
-        session.adopt_setup(result)
-        return session
 
     def _new_session(
         self,
@@ -229,9 +232,12 @@ class Host:
         *,
         resumed: bool = False,
         mcp_servers: list[dict[str, Any]] | None = None,
+        setup: Mapping[str, Any] | None = None,
     ) -> Session:
-        """A session registered with the host and its connection, and, unless
-        ``resumed`` (recorded once its load succeeds), with the history."""
+        """A session with the agent's ``setup`` (its session/new answer: modes,
+        config options), registered, and, unless ``resumed`` (recorded once its
+        load succeeds), recorded in the history; then the agent's updates that
+        came before the answer are applied to it."""
         session_id = agent_session_id
         earlier = self.sessions.get(session_id)
         if earlier is not None and earlier.status != "closed":
@@ -250,6 +256,8 @@ class Host:
             budget=TextBudget(self.text_budget, Spill(self.spill_root / spill_name(session_id))),
             mcp_servers=mcp_servers,
         )
+        if setup is not None:
+            session.adopt_setup(setup)
         if not resumed:
             self._record(session, connection)
         self.sessions.add(session)
@@ -288,8 +296,7 @@ class Host:
             resumed=True,
             mcp_servers=mcp_servers,
         )
-        for entry in resume or ():
-            session.commit(session.thread.append_copy(entry))
+        session.carry_over(resume or ())
         try:
             result = await connection.call(
                 method,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -33,7 +33,7 @@ from acp_tui.core.model import session_state
 from acp_tui.core.model.budget import TextBudget
 from acp_tui.core.model.channel import EventHub
 from acp_tui.core.model.coalesce import Coalescer
-from acp_tui.core.model.entries import NoticeLevel
+from acp_tui.core.model.entries import Entry, NoticeLevel
 from acp_tui.core.model.events import Event
 from acp_tui.core.model.session_state import SessionState
 from acp_tui.core.model.thread import Thread
@@ -197,6 +197,11 @@ class Session:
     def add_notice(self, level: NoticeLevel, text: str) -> None:
         """A line of the host's own in the log."""
         self.commit(self.thread.append_notice(level, text))
+
+    def carry_over(self, entries: Iterable[Entry]) -> None:
+        """Copies of another thread's entries (a session resumed in a new agent)."""
+        for entry in entries:
+            self.commit(self.thread.append_copy(entry))
 
     def _enter(
         self, status: Status, *, stop_reason: str | None = None, message: str | None = None
