@@ -323,9 +323,10 @@ class Session:
                 and cancel_recovery.is_stale_end_turn(result, turn.content_seen)
             ):
                 result = await self._recover_stale_turn(turn, blocks)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # the front end gave up on the turn
             self._release(turn)
-            self.last_stop_reason = "cancelled"
+            if self.turn is turn:
+                self.last_stop_reason = "cancelled"
             self._end(turn, "idle", stop_reason="cancelled")
             raise
         except HostError as exc:
