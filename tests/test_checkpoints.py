@@ -24,7 +24,7 @@ from acp_tui.core.checkpoints.engine import (
     FileChange,
     edited_outside_tools,
 )
-from acp_tui.core.checkpoints.shadow_repo import find_git
+from acp_tui.core.checkpoints.git_program import find_git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

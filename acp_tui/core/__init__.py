@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from acp_tui.core.connection import AgentConnection as AgentConnection
     from acp_tui.core.connection import AgentSpec as AgentSpec
     from acp_tui.core.errors import HostError as HostError
-    from acp_tui.core.errors import is_auth_required as is_auth_required
     from acp_tui.core.host import Host as Host
     from acp_tui.core.model.agent_markup import read_markup as read_markup
     from acp_tui.core.model.agent_markup import readable_title as readable_title
@@ -55,7 +54,14 @@ if TYPE_CHECKING:
     from acp_tui.core.model.entries import UserEntry as UserEntry
     from acp_tui.core.model.entries import entry_from_wire as entry_from_wire
     from acp_tui.core.model.events import Event as Event
+    from acp_tui.core.model.session_state import flat_choices as flat_choices
+    from acp_tui.core.model.session_state import value_name as settings_value_name
     from acp_tui.core.model.session_view import SessionView as SessionView
+    from acp_tui.core.model.tool_text import KIND_ICONS as KIND_ICONS
+    from acp_tui.core.model.tool_text import diff_lines as diff_lines
+    from acp_tui.core.model.tool_text import exit_label as exit_label
+    from acp_tui.core.model.tool_text import kind_icon as kind_icon
+    from acp_tui.core.model.tool_text import kind_label as kind_label
     from acp_tui.core.prompting.file_index import FileIndex as FileIndex
     from acp_tui.core.prompting.file_index import PathMatch as PathMatch
     from acp_tui.core.prompting.mentions import MentionToken as MentionToken
@@ -67,8 +73,6 @@ if TYPE_CHECKING:
     from acp_tui.core.prompting.mentions import pasted_image_paths as pasted_image_paths
     from acp_tui.core.sessions import failures as failures
     from acp_tui.core.sessions.session import Session as Session
-    from acp_tui.core.sessions.settings import flat_choices as flat_choices
-    from acp_tui.core.sessions.settings import value_name as settings_value_name
     from acp_tui.core.storage.agent_log import logs_dir as logs_dir
     from acp_tui.core.storage.history_store import DEFAULT_MAX_AGE_DAYS as DEFAULT_MAX_AGE_DAYS
     from acp_tui.core.storage.history_store import DEFAULT_MAX_SESSIONS as DEFAULT_MAX_SESSIONS
@@ -76,11 +80,11 @@ if TYPE_CHECKING:
     from acp_tui.core.storage.history_store import default_root as default_root
     from acp_tui.core.storage.state_paths import shown_path as shown_path
     from acp_tui.core.storage.state_paths import state_dir as state_dir
-    from acp_tui.core.storage.transcript import KIND_ICONS as KIND_ICONS
     from acp_tui.core.storage.transcript import ExportError as ExportError
     from acp_tui.core.storage.transcript import default_export_name as default_export_name
     from acp_tui.core.storage.transcript import to_markdown as to_markdown
     from acp_tui.core.storage.transcript import write_markdown as write_markdown
+    from acp_tui.core.transport.acp_protocol import is_auth_required as is_auth_required
     from acp_tui.core.transport.framing import READ_AHEAD as READ_AHEAD
     from acp_tui.core.transport.framing import FrameReader as FrameReader
     from acp_tui.core.transport.framing import FrameTooLarge as FrameTooLarge
@@ -117,7 +121,7 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "Host": ("acp_tui.core.host", "Host"),
     "HostError": ("acp_tui.core.errors", "HostError"),
     "INTEGER": ("acp_tui.core.model.elicitation_form", "INTEGER"),
-    "KIND_ICONS": ("acp_tui.core.storage.transcript", "KIND_ICONS"),
+    "KIND_ICONS": ("acp_tui.core.model.tool_text", "KIND_ICONS"),
     "MULTI": ("acp_tui.core.model.elicitation_form", "MULTI"),
     "MentionToken": ("acp_tui.core.prompting.mentions", "MentionToken"),
     "NUMBER": ("acp_tui.core.model.elicitation_form", "NUMBER"),
@@ -134,17 +138,21 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "build_prompt": ("acp_tui.core.prompting.mentions", "build_prompt"),
     "clean": ("acp_tui.core.model.content_text", "clean"),
     "decode_frame": ("acp_tui.core.transport.json_frames", "decode_frame"),
+    "diff_lines": ("acp_tui.core.model.tool_text", "diff_lines"),
     "default_export_name": ("acp_tui.core.storage.transcript", "default_export_name"),
     "default_root": ("acp_tui.core.storage.history_store", "default_root"),
     "default_spill_root": ("acp_tui.core.model.budget", "default_spill_root"),
     "encode_frame": ("acp_tui.core.transport.json_frames", "encode_frame"),
     "entry_from_wire": ("acp_tui.core.model.entries", "entry_from_wire"),
+    "exit_label": ("acp_tui.core.model.tool_text", "exit_label"),
     "failures": ("acp_tui.core.sessions.failures", None),
-    "flat_choices": ("acp_tui.core.sessions.settings", "flat_choices"),
+    "flat_choices": ("acp_tui.core.model.session_state", "flat_choices"),
     "format_mention": ("acp_tui.core.prompting.mentions", "format_mention"),
     "image_label": ("acp_tui.core.prompting.mentions", "image_label"),
-    "is_auth_required": ("acp_tui.core.errors", "is_auth_required"),
+    "is_auth_required": ("acp_tui.core.transport.acp_protocol", "is_auth_required"),
     "is_printable_name": ("acp_tui.core.model.content_text", "is_printable_name"),
+    "kind_icon": ("acp_tui.core.model.tool_text", "kind_icon"),
+    "kind_label": ("acp_tui.core.model.tool_text", "kind_label"),
     "logs_dir": ("acp_tui.core.storage.agent_log", "logs_dir"),
     "mention_at": ("acp_tui.core.prompting.mentions", "mention_at"),
     "one_line": ("acp_tui.core.model.content_text", "one_line"),
@@ -153,7 +161,7 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "prune_spill": ("acp_tui.core.model.budget", "prune"),
     "read_markup": ("acp_tui.core.model.agent_markup", "read_markup"),
     "readable_title": ("acp_tui.core.model.agent_markup", "readable_title"),
-    "settings_value_name": ("acp_tui.core.sessions.settings", "value_name"),
+    "settings_value_name": ("acp_tui.core.model.session_state", "value_name"),
     "shown_path": ("acp_tui.core.storage.state_paths", "shown_path"),
     "state_dir": ("acp_tui.core.storage.state_paths", "state_dir"),
     "terminal_ansi": ("acp_tui.core.model.content_text", "terminal_ansi"),
@@ -209,14 +217,18 @@ __all__ = [
     "default_export_name",
     "default_root",
     "default_spill_root",
+    "diff_lines",
     "encode_frame",
     "entry_from_wire",
+    "exit_label",
     "failures",
     "flat_choices",
     "format_mention",
     "image_label",
     "is_auth_required",
     "is_printable_name",
+    "kind_icon",
+    "kind_label",
     "logs_dir",
     "mention_at",
     "one_line",

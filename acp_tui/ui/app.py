@@ -503,7 +503,9 @@ def run_tui(
     # be reading it (a write could block).
     agent = app.conversation.agent
     loadable = agent.can_load if agent is not None else None
-    hint = resume_hint(app.spec, app.session, cwd, loadable) if code == 0 else None
+    session = app.session
+    transcript = host.transcript_key(session.session_id) if session is not None else None
+    hint = resume_hint(app.spec, session, cwd, loadable, transcript) if code == 0 else None
     if hint:
         with contextlib.suppress(OSError):
             print(hint, flush=True)

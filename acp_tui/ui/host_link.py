@@ -108,11 +108,11 @@ class HostLink(Protocol):
         self,
         session_id: str,
         text: str,
-        capabilities: PromptCapabilities,
         images: Mapping[str, Path],
     ) -> tuple[list[dict[str, Any]], list[str]]:
         """The content blocks for ``text`` (its ``@`` mentions read within the
-        session's roots) and notes on what was left out."""
+        session's roots, as the agent's prompt capabilities allow) and notes
+        on what was left out."""
 
     async def prompt(self, session_id: str, blocks: list[dict[str, Any]]) -> str: ...
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp_tui.core import PromptCapabilities, build_prompt, outside_paths
+from acp_tui.core import PromptCapabilities, outside_paths
 from acp_tui.ui.host_link import AgentInfo, NoticeLevel, Revival, StoredTranscript
 
 if TYPE_CHECKING:
@@ -101,11 +101,9 @@ class LocalHost:
         self,
         session_id: str,
         text: str,
-        capabilities: PromptCapabilities,
         images: Mapping[str, Path],
     ) -> tuple[list[dict[str, Any]], list[str]]:
-        fence = self.host.session(session_id).tools.fence
-        built = build_prompt(text, fence, capabilities, images=images)
+        built = self.host.build_prompt(session_id, text, images=images)
         return built.blocks, built.notes
 
     async def prompt(self, session_id: str, blocks: list[dict[str, Any]]) -> str:

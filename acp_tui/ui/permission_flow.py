@@ -9,7 +9,6 @@ turn was cancelled, the agent withdrew it) closes its dialog.
 
 from __future__ import annotations
 
-import difflib
 import json
 import time
 from functools import partial
@@ -19,7 +18,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Text
 from textual import events
 
-from acp_tui.core import HostError, SessionView, ToolCallEntry, clean, one_line
+from acp_tui.core import HostError, SessionView, ToolCallEntry, clean, diff_lines, one_line
 from acp_tui.ui.host_link import HostLink
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.render.tools import display_path
@@ -175,21 +174,21 @@ def _diff(item: dict[str, Any], palette: ThemePalette, cwd: str | None = None) -
     new = str(item.get("newText") or "")
     path = one_line(display_path(str(item.get("path", "")), cwd))
     heading = Text(f"{path}{'  (new file)' if old is None else ''}", style="bold")
-    lines = difflib.unified_diff(str(old or "").splitlines(), new.splitlines(), lineterm="", n=3)
+    lines = diff_lines(old if isinstance(old, str) else None, new)
     styles = {
         "+": palette.hex("text-success", "success"),
         "-": palette.hex("text-error", "error"),
         "@": palette.hex("text-secondary", "secondary"),
     }
     rows: list[tuple[str, str, str]] = []
-    for count, line in enumerate(lines):
-        if line.startswith(("---", "+++")) or (old is None and line.startswith("@@")):
-            continue  # a new file needs no hunk header
-        if count >= PREVIEW_LINES:
+    for line in (line.removesuffix("\n") for line in lines):
+        if line.startswith("\\") or (old is None and line.startswith("@@")):
+            continue  # a new file needs no hunk header; nor the dialog git's "no newline"
+        if len(rows) >= PREVIEW_LINES:
             rows.append(("", "… (diff continues)", ""))
             break
         marker = line[:1] if line[:1] in ("+", "-", " ") else ""
-        body = clean(line[1:] if marker else line)
+        body = line[1:] if marker else line
         rows.append((marker, body, styles.get(line[:1], "")))
     return DiffPreview(heading, rows)
 

@@ -154,24 +154,25 @@ class Resumable(Protocol):
     @property
     def thread(self) -> Any: ...
 
-    @property
-    def recorder(self) -> Any: ...
-
 
 def resume_hint(
-    spec: AgentSpec, session: Resumable | None, cwd: Path, loadable: bool | None = None
+    spec: AgentSpec,
+    session: Resumable | None,
+    cwd: Path,
+    loadable: bool | None = None,
+    transcript: str | None = None,
 ) -> str | None:
     """What to type to come back to ``session`` (printed on exit), or None
     when there is nothing to come back to. With an agent that cannot load
-    sessions, the local transcript's key names it (agents like the demo reuse
-    their session ids)."""
+    sessions, the local transcript's key (``transcript``) names it (agents
+    like the demo reuse their session ids)."""
     if session is None or not any(e.kind == "user" for e in session.thread.entries):
         return None
     target = session.agent_session_id
     if loadable is False:
-        if session.recorder is None:
+        if transcript is None:
             return None  # no history kept: nothing to come back to
-        target = session.recorder.path.stem
+        target = transcript
     agent = spec.name if spec.name else "-- " + shlex.join([spec.command, *spec.args])
     where = "" if cwd == Path.cwd().resolve() else f" --cwd {shlex.quote(str(cwd))}"
     if agent.startswith("--"):

@@ -77,9 +77,7 @@ class Turns:
     async def _run(self, session_id: str, text: str) -> None:
         prompt = self.surface.prompt
         try:
-            blocks, notes = self.link.build_prompt(
-                session_id, text, prompt.prompt_capabilities, prompt.image_attachments
-            )
+            blocks, notes = self.link.build_prompt(session_id, text, prompt.image_attachments)
             for note in notes:
                 self.surface.toast(note, severity="warning", timeout=8)
             await self.link.prompt(session_id, blocks)

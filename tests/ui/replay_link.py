@@ -17,7 +17,6 @@ from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
 from acp_tui.core.model.channel import EventChannel
 from acp_tui.core.model.events import Event
-from acp_tui.core.prompting.mentions import PromptCapabilities
 from acp_tui.ui.host_link import AgentInfo, Revival, StoredTranscript
 from acp_tui.ui.local_host import LocalHost
 from tests.conftest import Recorder
@@ -112,7 +111,6 @@ class ReplayLink:
         self,
         session_id: str,
         text: str,
-        capabilities: PromptCapabilities,
         images: Mapping[str, Path],
     ) -> tuple[list[dict[str, Any]], list[str]]:
         raise _refused()

@@ -41,6 +41,7 @@ from typing import Any
 
 from acp import RequestError
 
+from acp_tui.core.transport.acp_protocol import INTERNAL_ERROR, INVALID_REQUEST
 from acp_tui.core.transport.framing import FrameReader, FrameTooLarge
 from acp_tui.core.transport.json_frames import (
     BadFrame,
@@ -58,7 +59,6 @@ NotificationHandler = Callable[[str, Any], None]
 FrameObserver = Callable[[str, dict[str, Any]], None]
 
 REQUEST_CANCELLED = -32800
-INVALID_REQUEST = -32600
 DEFAULT_MAX_FRAME = 64 * 1024 * 1024
 #: Ids of requests we gave up waiting for, kept so a late answer is not an error.
 ABANDONED_IDS = 256
@@ -258,7 +258,7 @@ class JsonRpcPeer:
             code = error.get("code")
             future.set_exception(
                 RequestError(
-                    code if type(code) is int else -32603,
+                    code if type(code) is int else INTERNAL_ERROR,
                     str(error.get("message", "error")),
                     error.get("data"),
                 )
@@ -297,7 +297,7 @@ class JsonRpcPeer:
         except Exception as exc:
             log.exception("handling an agent request failed")
             response["error"] = {
-                "code": -32603,
+                "code": INTERNAL_ERROR,
                 "message": f"internal error ({type(exc).__name__})",
             }
         with contextlib.suppress(PeerClosed, OutboxFull):
