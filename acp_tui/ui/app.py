@@ -26,7 +26,7 @@ from textual.widgets import TextArea
 from acp_tui.core import failures
 from acp_tui.core.agent_log import logs_dir
 from acp_tui.core.budget import DEFAULT_BUDGET
-from acp_tui.core.channel import ChannelClosed, EventChannel
+from acp_tui.core.channel import EventChannel
 from acp_tui.core.connection import AgentConnection, AgentSpec
 from acp_tui.core.content_text import clean, one_line
 from acp_tui.core.entries import Entry, NoticeEntry
@@ -38,6 +38,7 @@ from acp_tui.core.mentions import PromptCapabilities, build_prompt
 from acp_tui.core.session import Session
 from acp_tui.core.timeouts import Timeouts
 from acp_tui.ui.clipboard import copy_text
+from acp_tui.ui.event_pump import pump_events
 from acp_tui.ui.exit_guard import ExitGuard, run_guarded
 from acp_tui.ui.export_command import EXPORT_COMMAND, export_conversation, parse_local_command
 from acp_tui.ui.help_topics import help_topics, welcome
@@ -57,8 +58,6 @@ from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_line import QueueLine
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 
-#: Events handled per batch before the UI gets a turn (keeps it responsive under floods).
-EVENT_BATCH = 256
 DOUBLE_PRESS_SECONDS = 2.0
 #: Below this many rows the plan panel starts folded to one line.
 SHORT_SCREEN = 30
@@ -117,6 +116,8 @@ class AcpApp(App[int]):
         self._requested_theme = theme
         self._channel: EventChannel = self.host.attach()
         self._starts: dict[str, int] = {}
+        #: Sessions whose turn runs, from the status events handled.
+        self._turns_running: set[str] = set()
         #: Entries at the start of a session's thread that the log does not show.
         self._skips: dict[str, int] = {}
         #: The session whose agent died, to bring back at the next start.
@@ -292,19 +293,7 @@ class AcpApp(App[int]):
 
     @work(group="events", exit_on_error=False)
     async def _pump_events(self) -> None:
-        channel = self._channel
-        while True:
-            try:
-                event = await channel.get()
-            except ChannelClosed:
-                return
-            self._handle(event)
-            for _ in range(EVENT_BATCH):
-                more = channel.get_nowait()
-                if more is None:
-                    break
-                self._handle(more)
-            await asyncio.sleep(0)
+        await pump_events(self._channel, self._handle)
 
     def _handle(self, event: Event) -> None:
         session = self.session
@@ -326,11 +315,20 @@ class AcpApp(App[int]):
             if entry.get("kind") == "user" and self._handing_over is not None:
                 self._handing_over = None
                 self._show_queue()
-            if entry.get("kind") == "assistant" and self._turn_running(event.session_id):
-                log.stream(start + data["index"])
+            if entry.get("kind") == "assistant":
+                texts = [str(chunk.get("text", "")) for chunk in entry.get("chunks", [])]
+                log.text_arrived(
+                    start + data["index"], texts, reveal=self._turn_running(event.session_id)
+                )
         elif event.type == "entry-updated":
-            if "textDelta" in data["patch"] and self._turn_running(event.session_id):
-                log.stream(start + data["index"])
+            delta = data["patch"].get("textDelta")
+            if delta is not None:
+                log.text_added(
+                    start + data["index"],
+                    delta["chunk"],
+                    delta["text"],
+                    reveal=self._turn_running(event.session_id),
+                )
             else:
                 log.entry_changed(start + data["index"])
         elif event.type == "entries-removed":
@@ -349,21 +347,29 @@ class AcpApp(App[int]):
             self.refresh_status()
 
     def _turn_running(self, session_id: str) -> bool:
+        """Whether a turn of the session shown runs, as the events handled tell
+        (the core may be further on: its turn may have ended already)."""
         return (
             self.session is not None
             and self.session.session_id == session_id
-            and (self.session.status == "running")
+            and session_id in self._turns_running
         )
 
     def _status_changed(self, session_id: str, data: dict[str, Any]) -> None:
         status = data.get("status")
         if status == "running":
+            self._turns_running.add(session_id)
             self._turn_started = status_bar.now()
             # The plan of an earlier turn is not pinned through this one (a
             # plan-updated event of this turn shows it again).
             self.query_one(PlanPanel).entries = []
         else:
-            self.log_view.flush_reveals()
+            self._turns_running.discard(session_id)
+            if status == "idle":
+                # The last burst is revealed like the rest, only sooner.
+                self.log_view.finish_reveals()
+            else:
+                self.log_view.flush_reveals()  # the agent failed or is gone
             self._turn_started = None
         if status == "error" and data.get("message"):
             self.notify(str(data["message"]), severity="error", timeout=8)

@@ -303,7 +303,7 @@ class MarkdownRenderer:
             pieces = split_long(block)
             for number, piece in enumerate(pieces):
                 tail = index == last and number == len(pieces) - 1
-                lines = self._block(piece, width, styles, tail=tail)
+                lines = self.block(piece, width, styles, tail=tail)
                 if not lines:
                     continue
                 if number:
@@ -317,7 +317,8 @@ class MarkdownRenderer:
                 out.extend(lines)
         return out
 
-    def _block(self, block: str, width: int, styles: RenderStyles, *, tail: bool) -> Rows:
+    def block(self, block: str, width: int, styles: RenderStyles, *, tail: bool) -> Rows:
+        """One block (or piece) as lines, cached; ``tail``: it may still grow."""
         key = (block, width, styles.generation)
         lines = self._blocks.get(key)
         if lines is not None:
