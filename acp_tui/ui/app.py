@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -253,6 +254,10 @@ class AcpApp(App[int]):
             self.refresh_status()
             return
         self._starting = False
+        # Everything imported and built so far lives as long as the app: out of
+        # the collector's way (a full collection walks every object, some
+        # 0.25 s here, and would pause the screen and the keyboard).
+        gc.freeze()
         self.connection = connection
         self.session = session
         self._local = None

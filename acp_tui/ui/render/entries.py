@@ -90,9 +90,16 @@ class EntryRenderer:
         self._replies.clear()
 
     def render(
-        self, entry: Entry, options: RenderOptions, base: Style | None = None
+        self,
+        entry: Entry,
+        options: RenderOptions,
+        base: Style | None = None,
+        deadline: float | None = None,
     ) -> Sequence[Strip]:
-        """``entry``'s rows; ``base`` (the log's background) beneath every cell."""
+        """``entry``'s rows; ``base`` (the log's background) beneath every cell.
+
+        ``deadline``: a growing reply renders what it can by then (the rows of
+        the rest come at later calls; see ``StripRows.complete``)."""
         styles = options.styles
         self._use_theme(styles)
         width = max(1, options.width)
@@ -110,6 +117,7 @@ class EntryRenderer:
                 reveal=options.reveal,
                 make=make,
                 end=end,
+                deadline=deadline,
             )
             if rows is not None:
                 return rows

@@ -118,12 +118,14 @@ class ReplyRenderer:
         reveal: Mapping[int, int] | None,
         make: Make,
         end: Strip,
-    ) -> Sequence[Strip] | None:
+        deadline: float | None = None,
+    ) -> StripRows | None:
         """The reply's rows, ``end`` (its blank separator) last, or None when it
         is not a growing Markdown text (it is rendered whole then).
 
         ``key`` names everything else the rows depend on (width, styles,
-        selection): a different one starts over."""
+        selection): a different one starts over. With a ``deadline``, only
+        what can be made by then is (the rows say whether that is all)."""
         chunks = entry.chunks
         if not chunks or chunks[-1].type != "message":
             return None
@@ -142,7 +144,7 @@ class ReplyRenderer:
             if growing is None:
                 return None
         stream = growing.stream
-        rows = stream.update(last.text, count) if not stream.lazy else []
+        rows = stream.update(last.text, count, deadline) if not stream.lazy else []
         if stream.lazy:
             return None
         pad = [Segment("  ", styles.text)]
@@ -160,7 +162,8 @@ class ReplyRenderer:
                 (done, len(done)),
                 (tail, len(tail)),
                 ([end], 1),
-            ]
+            ],
+            complete=not stream.behind,
         )
 
     def _start(

@@ -14,6 +14,7 @@ of a long one) each time it is asked.
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import overload
@@ -32,6 +33,9 @@ from acp_tui.ui.render.markdown import (
     _is_padding,
 )
 from acp_tui.ui.render.styles import RenderStyles
+
+#: Raw characters taken in between two looks at the clock.
+BATCH = 2048
 
 
 class _Block:
@@ -162,29 +166,40 @@ class MarkdownStream:
         #: Some piece needs lazy rows (a line over LONG_TEXT), or the text is
         #: HUGE_TEXT: this stream cannot render it (the caller renders it whole).
         self.lazy = False
+        #: The last update ran out of time: complete lines are left to take in.
+        self.behind = False
 
     @property
     def done(self) -> Rows:
         """The lines that will not change (only ever appended to)."""
         return self._joined.done
 
-    def update(self, raw: str, count: int) -> Rows:
-        """Take ``raw[:count]`` in; returns the lines after :attr:`done`."""
+    def update(self, raw: str, count: int, deadline: float | None = None) -> Rows:
+        """Take ``raw[:count]`` in; returns the lines after :attr:`done`.
+
+        With a ``deadline`` (a :func:`time.perf_counter` time), complete lines
+        are taken in only until then: the lines returned then show a prefix
+        of the text (up to a line end), and :attr:`behind` says so."""
         segment = raw[self.taken : count]
-        cut = segment.rfind("\n")
-        if cut >= 0:
-            complete = clean(segment[: cut + 1])
-            self.taken += cut + 1
+        end = segment.rfind("\n") + 1
+        position = 0
+        while position < end:
+            cut = end if deadline is None else segment.find("\n", position + BATCH) + 1 or end
+            complete = clean(segment[position:cut])
             self._cleaned += len(complete)
             for line in complete.split("\n")[:-1]:
                 self._line(line)
-            block = self._block
-            if block is not None and block.is_long():
-                while block.published < len(block.closed):
-                    self._finished(block.wrap(block.closed[block.published]), block.published)
-                    block.published += 1
-            segment = segment[cut + 1 :]
-        partial = clean(segment)
+            position = cut
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        self.taken += position
+        self.behind = position < end
+        block = self._block
+        if block is not None and block.is_long():
+            while block.published < len(block.closed):
+                self._finished(block.wrap(block.closed[block.published]), block.published)
+                block.published += 1
+        partial = "" if self.behind else clean(segment[end:])
         if self._cleaned + len(partial) > HUGE_TEXT:
             self.lazy = True
         if self.lazy:
@@ -295,9 +310,11 @@ class StripRows(Sequence[Strip]):
     """Rows made of parts, each a list and how many of its rows count: O(1) to
     build over a long, growing list of finished rows."""
 
-    def __init__(self, parts: list[tuple[Sequence[Strip], int]]) -> None:
+    def __init__(self, parts: list[tuple[Sequence[Strip], int]], *, complete: bool = True) -> None:
         self._parts = [(rows, count) for rows, count in parts if count]
         self._length = sum(count for _, count in self._parts)
+        #: False: the text is not all in yet (rendering ran out of time).
+        self.complete = complete
 
     def __len__(self) -> int:
         return self._length

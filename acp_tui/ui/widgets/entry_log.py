@@ -30,6 +30,7 @@ from acp_tui.core.entries import AssistantEntry, Entry, ToolCallEntry
 from acp_tui.ui.height_index import HeightIndex
 from acp_tui.ui.log_source import LogSource, entry_text, estimate_height
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
+from acp_tui.ui.render.streaming import StripRows
 from acp_tui.ui.reveal import RevealState
 from acp_tui.ui.widgets.log_follow import FOLLOW_THRESHOLD, FollowingScrollView
 from acp_tui.ui.widgets.log_reveal import LogReveal
@@ -44,6 +45,8 @@ FRAME_SECONDS = 1 / 60
 IDLE_MEASURE_SECONDS = 0.05
 IDLE_MEASURE_REACH = 300
 IDLE_MEASURE_BUDGET = 0.004
+#: Seconds a streaming reply may take to render in one frame.
+RENDER_BUDGET = 0.005
 SPINNER_SECONDS = 0.1
 
 
@@ -112,6 +115,8 @@ class EntryLog(FollowingScrollView, can_focus=True):
         self._size_dirty = False
         self._dirty: set[int] = set()
         self._settle_scheduled = False
+        #: Streaming replies whose rows are not all made yet (out of time).
+        self._behind: set[int] = set()
         #: The core added or changed entries since the last settle (not only
         #: the user expanding one): what raises the "new output" hint.
         self._grew = False
@@ -260,6 +265,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
     def reset(self) -> None:
         """Everything changed (entries removed): start over."""
         self.reveal.clear()
+        self._behind.clear()
         self.expanded.clear()
         self.cursor = None
         self._running_tools.clear()
@@ -313,9 +319,19 @@ class EntryLog(FollowingScrollView, can_focus=True):
             selected=index == self.cursor,
             cwd=self.cwd,
         )
+        # A streaming reply renders for a bounded time a frame (the rest of
+        # the frame is the screen's and the keyboard's); what is left, later.
+        streaming = index in self.reveals or index in self._behind
+        deadline = time.perf_counter() + RENDER_BUDGET if streaming else None
         # The theme's background under unstyled cells.
-        strips = self.renderer.render(entry, options, self.rich_style)
+        strips = self.renderer.render(entry, options, self.rich_style, deadline)
         self.render_count += 1
+        if isinstance(strips, StripRows) and not strips.complete:
+            self._behind.add(index)  # rendered on at the next frame
+            self._ticker.resume()
+        else:
+            self._behind.discard(index)
+        self._cache.discard(index)  # (set keeps a value already there)
         self._cache.set(index, (key, strips))
         if self._index.height(index) != len(strips) or not self._measured[index]:
             self._measured[index] = 1
@@ -451,12 +467,15 @@ class EntryLog(FollowingScrollView, can_focus=True):
 
     def _reveal_frame(self) -> None:
         changed, done = self.reveal.step()
-        touched = [*changed, *(index for index in done if index not in changed)]
+        behind = [index for index in self._behind if index not in changed]
+        for index in behind:
+            self._cache.discard(index)
+        touched = [*changed, *(i for i in (*done, *behind) if i not in changed)]
         for index in touched:
             self._measure(index)
         if touched:
             self._content_changed(new_output=True, only=touched)
-        if not self.reveals:
+        if not self.reveals and not self._behind:
             self._ticker.pause()
 
     def _flush_one(self, index: int) -> None:
@@ -479,7 +498,8 @@ class EntryLog(FollowingScrollView, can_focus=True):
 
     @property
     def revealing(self) -> bool:
-        return bool(self.reveals)
+        """Whether a reply is still coming onto the screen (revealed or rendered)."""
+        return bool(self.reveals or self._behind)
 
     def _spin(self) -> None:
         if not self._running_tools:
