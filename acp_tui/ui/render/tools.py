@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from rich.text import Text
 from acp_tui.core.content_text import clean, one_line, terminal_ansi
 from acp_tui.core.entries import ToolCallEntry
 from acp_tui.core.transcript import KIND_ICONS as KIND_ICONS
+from acp_tui.ui.lru import LRU
 from acp_tui.ui.render.layout import (
     Line,
     Painter,
@@ -75,11 +75,15 @@ def display_path(path: str, cwd: str | None) -> str:
     return path
 
 
+#: Diffs kept (by old and new text).
+DIFF_CACHE = 128
+
+
 class ToolCallRenderer:
     def __init__(self, painter: Painter, markdown: MarkdownRenderer) -> None:
         self._painter = painter
         self._markdown = markdown
-        self._diffs: OrderedDict[tuple[str, str], tuple[str, ...]] = OrderedDict()
+        self._diffs: LRU[tuple[str, str], tuple[str, ...]] = LRU(DIFF_CACHE)
 
     def clear(self) -> None:
         self._diffs.clear()
@@ -221,7 +225,6 @@ class ToolCallRenderer:
         key = (old, new)
         cached = self._diffs.get(key)
         if cached is not None:
-            self._diffs.move_to_end(key)
             return cached
         out: list[str] = []
         raw = difflib.unified_diff(
@@ -238,9 +241,7 @@ class ToolCallRenderer:
                 out.append(clean(line))
                 out.append("\\ No newline at end of file")
         result = tuple(out)
-        self._diffs[key] = result
-        if len(self._diffs) > 128:
-            self._diffs.popitem(last=False)
+        self._diffs.set(key, result)
         return result
 
     def _terminal(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:

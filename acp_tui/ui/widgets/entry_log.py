@@ -15,13 +15,12 @@ revealed (log_reveal.py), whether it follows the tail (log_follow.py).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
@@ -29,6 +28,7 @@ from textual.strip import Strip
 from acp_tui.core.entries import AssistantEntry, Entry, ToolCallEntry
 from acp_tui.ui.height_index import HeightIndex
 from acp_tui.ui.log_source import LogSource, entry_text, estimate_height
+from acp_tui.ui.lru import LRU
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
 from acp_tui.ui.render.streaming import StripRows
 from acp_tui.ui.reveal import RevealState
@@ -48,15 +48,6 @@ IDLE_MEASURE_BUDGET = 0.004
 #: Seconds a streaming reply may take to render in one frame.
 RENDER_BUDGET = 0.005
 SPINNER_SECONDS = 0.1
-
-
-class _StripCache(LRUCache[int, tuple[tuple[object, ...], Sequence[Strip]]]):
-    """Rendered entries by index: (the key they were made for, their rows)."""
-
-    __slots__ = ()
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.keys())
 
 
 class EntryLog(FollowingScrollView, can_focus=True):
@@ -109,7 +100,8 @@ class EntryLog(FollowingScrollView, can_focus=True):
         self._index = HeightIndex()
         self._measured = bytearray()
         self._width = 0
-        self._cache = _StripCache(CACHE_ENTRIES)
+        #: Rendered entries by index: (the key they were made for, their rows).
+        self._cache: LRU[int, tuple[tuple[object, ...], Sequence[Strip]]] = LRU(CACHE_ENTRIES)
         self._running_tools: set[int] = set()
         self._spinner_frame = 0
         self._size_dirty = False
@@ -381,7 +373,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
 
     # -- size and following (log_follow.py) -------------------------------------
 
-    def content_size(self) -> Size:
+    def content_extent(self) -> Size:
         return Size(self._content_width(), self._index.total())
 
     def apply_virtual_size(self) -> None:

@@ -39,7 +39,7 @@ class FollowingScrollView(ScrollView):
 
     # -- what the subclass provides ------------------------------------------------
 
-    def content_size(self) -> Size:
+    def content_extent(self) -> Size:
         """The whole content's size (width, lines)."""
         raise NotImplementedError
 
@@ -52,7 +52,7 @@ class FollowingScrollView(ScrollView):
     # -- size and following ----------------------------------------------------------
 
     def apply_virtual_size(self) -> None:
-        size = self.content_size()
+        size = self.content_extent()
         if size != self.virtual_size:
             self.virtual_size = size
         if self.following:
@@ -62,7 +62,7 @@ class FollowingScrollView(ScrollView):
         """The content changed (``new_output``: it has more to read)."""
         if self.following:
             self.measure_tail()
-        elif new_output and self.content_size().height:
+        elif new_output and self.content_extent().height:
             self.new_output_below = True
         self.apply_virtual_size()
 
