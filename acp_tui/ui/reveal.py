@@ -27,6 +27,8 @@ import unicodedata
 REVEAL_FRACTION = 0.08
 FLUSH_BACKLOG = 256 * 1024
 FINISH_FRAMES = 8
+#: Characters of revealed text kept before the cut (the rest is not needed again).
+KEEP_BEHIND = 4096
 
 _ZWJ = "\u200d"
 
@@ -190,7 +192,22 @@ class RevealState:
             cut = base + safe_cut(self._text(index), shown - base + take)
             budget -= cut - shown
             self.revealed[index] = cut
+            if cut - base > KEEP_BEHIND * 2:
+                self._forget_before(index, cut - KEEP_BEHIND)
         return True
+
+    def _forget_before(self, chunk: int, position: int) -> None:
+        """Keep the chunk's text from about ``position`` on only (a cut looks
+        back one character, or along a run of regional indicators: the text
+        kept starts after a character that is not one)."""
+        base = self._base[chunk]
+        kept = self._kept[chunk]
+        offset = position - base
+        while offset > 0 and _regional(kept[offset - 1]):
+            offset -= 1
+        if offset > 0:
+            self._kept[chunk] = kept[offset:]
+            self._base[chunk] = base + offset
 
     def finish(self, frames: int = FINISH_FRAMES) -> None:
         """No more text will come: reveal the rest within ``frames`` frames."""
