@@ -323,7 +323,6 @@ class EntryLog(FollowingScrollView, can_focus=True):
             self._ticker.resume()
         else:
             self._behind.discard(index)
-        self._cache.discard(index)  # (set keeps a value already there)
         self._cache.set(index, (key, strips))
         if self._index.height(index) != len(strips) or not self._measured[index]:
             self._measured[index] = 1
