@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from acp_tui.core.model.elicitation_form import ElicitationForm as ElicitationForm
     from acp_tui.core.model.elicitation_form import FormField as FormField
     from acp_tui.core.model.entries import AssistantEntry as AssistantEntry
+    from acp_tui.core.model.entries import Chunk as Chunk
     from acp_tui.core.model.entries import Entry as Entry
     from acp_tui.core.model.entries import NoticeEntry as NoticeEntry
     from acp_tui.core.model.entries import ToolCallEntry as ToolCallEntry
@@ -99,6 +100,7 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "AgentConnection": ("acp_tui.core.connection", "AgentConnection"),
     "AgentSpec": ("acp_tui.core.connection", "AgentSpec"),
     "AssistantEntry": ("acp_tui.core.model.entries", "AssistantEntry"),
+    "Chunk": ("acp_tui.core.model.entries", "Chunk"),
     "BOOLEAN": ("acp_tui.core.model.elicitation_form", "BOOLEAN"),
     "BadFrame": ("acp_tui.core.transport.json_frames", "BadFrame"),
     "CHOICE": ("acp_tui.core.model.elicitation_form", "CHOICE"),
@@ -189,6 +191,7 @@ __all__ = [
     "AssistantEntry",
     "BadFrame",
     "ChannelClosed",
+    "Chunk",
     "Coalescer",
     "ElicitationForm",
     "Entry",
@@ -248,16 +251,19 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    try:
-        module_name, attribute = _HOMES[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    module = importlib.import_module(module_name)
-    value = module if attribute is None else getattr(module, attribute)
-    globals()[name] = value
-    return value
+# Hidden from the type checker: with a module ``__getattr__`` in sight, mypy
+# would accept any name imported from the facade, even one it does not hold.
+if not TYPE_CHECKING:
 
+    def __getattr__(name: str) -> Any:
+        try:
+            module_name, attribute = _HOMES[name]
+        except KeyError:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        module = importlib.import_module(module_name)
+        value = module if attribute is None else getattr(module, attribute)
+        globals()[name] = value
+        return value
 
-def __dir__() -> list[str]:
-    return list(__all__)
+    def __dir__() -> list[str]:
+        return list(__all__)

@@ -10,6 +10,7 @@ asks for one. The session is then followed from its snapshot on
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -106,6 +107,10 @@ class AgentStart:
             self.surface.refresh_status()
             return
         self.starting = False
+        # Everything imported and built so far lives as long as the app: out of
+        # the collector's way (a full collection walks every object, some
+        # 0.25 s here, and would pause the screen and the keyboard).
+        gc.freeze()
         self._show(session_id, agent, shown)
         self._on_ready()
 

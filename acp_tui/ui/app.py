@@ -29,7 +29,6 @@ from textual.widgets import TextArea
 
 from acp_tui.core import (
     DEFAULT_BUDGET,
-    ChannelClosed,
     Event,
     EventChannel,
     HistoryStore,
@@ -44,6 +43,7 @@ from acp_tui.ui.agent_start import AgentStart
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.conversation import Conversation
 from acp_tui.ui.event_dispatch import EventDispatch
+from acp_tui.ui.event_pump import pump_events
 from acp_tui.ui.exit_guard import ExitGuard, run_guarded
 from acp_tui.ui.export_command import export_conversation, parse_local_command
 from acp_tui.ui.help_topics import help_topics
@@ -67,9 +67,6 @@ from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
     from acp_tui.core import AgentConnection, AgentSpec, Session
-
-#: Events handled per batch before the UI gets a turn (keeps it responsive under floods).
-EVENT_BATCH = 256
 DOUBLE_PRESS_SECONDS = 2.0
 #: Below this many rows the plan panel starts folded to one line.
 SHORT_SCREEN = 30
@@ -301,19 +298,7 @@ class AcpApp(App[int]):
 
     @work(group="events", exit_on_error=False)
     async def _pump_events(self) -> None:
-        channel = self._channel
-        while True:
-            try:
-                event = await channel.get()
-            except ChannelClosed:
-                return
-            self._handle(event)
-            for _ in range(EVENT_BATCH):
-                more = channel.get_nowait()
-                if more is None:
-                    break
-                self._handle(more)
-            await asyncio.sleep(0)
+        await pump_events(self._channel, self._handle)
 
     def _handle(self, event: Event) -> None:
         self.events.handle(event)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from acp_tui.core import (
     one_line,
     terminal_ansi,
 )
+from acp_tui.ui.lru import LRU
 from acp_tui.ui.render.layout import (
     Line,
     Painter,
@@ -77,11 +77,15 @@ def display_path(path: str, cwd: str | None) -> str:
     return path
 
 
+#: Diffs kept (by old and new text).
+DIFF_CACHE = 128
+
+
 class ToolCallRenderer:
     def __init__(self, painter: Painter, markdown: MarkdownRenderer) -> None:
         self._painter = painter
         self._markdown = markdown
-        self._diffs: OrderedDict[tuple[str | None, str], tuple[str, ...]] = OrderedDict()
+        self._diffs: LRU[tuple[str | None, str], tuple[str, ...]] = LRU(DIFF_CACHE)
 
     def clear(self) -> None:
         self._diffs.clear()
@@ -223,12 +227,9 @@ class ToolCallRenderer:
         key = (old, new)
         cached = self._diffs.get(key)
         if cached is not None:
-            self._diffs.move_to_end(key)
             return cached
         result = tuple(line.removesuffix("\n") for line in diff_lines(old, new))
-        self._diffs[key] = result
-        if len(self._diffs) > 128:
-            self._diffs.popitem(last=False)
+        self._diffs.set(key, result)
         return result
 
     def _terminal(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:

@@ -345,6 +345,8 @@ class PermissionScreen(ModalScreen[str | None]):
             yield Static(self._hint_text(), id="hint", markup=False)
 
     def on_mount(self) -> None:
+        # The total may have changed between compose and mount.
+        self.query_one("#counter", Static).update(self._counter_text())
         self._show_highlight()
         if self._arm_after > 0:
             self._delay_arming()
