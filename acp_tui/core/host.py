@@ -1,6 +1,6 @@
 """The host: the registry of agent connections and sessions, and the command
-API every front end calls (open, create, prompt, cancel, decide, close,
-shutdown).
+API every front end calls (open, create, prompt, cancel, decide, answer a
+question, close, shutdown).
 
 Front ends attach an :class:`~acp_tui.core.model.channel.EventChannel` and only
 ever submit commands here and render the events they receive; the host
@@ -29,6 +29,7 @@ from acp_tui.core.model.channel import DEFAULT_CAPACITY, EventChannel, EventHub
 from acp_tui.core.model.entries import Entry
 from acp_tui.core.model.validation import describe
 from acp_tui.core.sessions import settings as session_settings
+from acp_tui.core.sessions.elicitations import ElicitationBook
 from acp_tui.core.sessions.permissions import PermissionBook
 from acp_tui.core.sessions.session import CANCEL_GRACE_SECONDS, Session
 from acp_tui.core.storage.history_store import HistoryStore, file_name
@@ -68,6 +69,8 @@ class Host:
         #: Where sessions' transcripts are kept (None: nowhere).
         self.history = history
         self.permissions = PermissionBook()
+        #: The agents' open questions (elicitation/create), answered with respond_elicitation.
+        self.elicitations = ElicitationBook(self.hub.publish)
         self.connections: dict[str, AgentConnection] = {}
         self.sessions: dict[str, Session] = {}
         self.extra_roots = [Path(root).resolve() for root in extra_roots]
@@ -133,6 +136,7 @@ class Host:
             directory,
             hub=self.hub,
             permissions=self.permissions,
+            elicitations=self.elicitations,
             base_env=self.base_env,
             on_gone=self._connection_gone,
             timeouts=self.timeouts,
@@ -288,6 +292,7 @@ class Host:
         except HostError:
             connection.sessions.pop(agent_session_id, None)
             self.sessions.pop(session.session_id, None)
+            self.elicitations.close_owner(session, "closed")
             session.close()
             raise
         session.adopt_setup(result if isinstance(result, dict) else {})
@@ -391,7 +396,10 @@ class Host:
         return await session.prompt(fix_surrogates(wire))
 
     async def cancel(self, session_id: str) -> None:
-        await self.session(session_id).cancel()
+        session = self.session(session_id)
+        if session.turn is not None and not session.turn.cancel_requested:
+            self.elicitations.close_owner(session, "turn_cancelled")
+        await session.cancel()
 
     async def set_mode(self, session_id: str, mode_id: str) -> None:
         await self.session(session_id).set_mode(mode_id)
@@ -402,7 +410,12 @@ class Host:
         return await self.session(session_id).set_config_option(config_id, value)
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
-        return self.session(session_id).snapshot()
+        session = self.session(session_id)
+        state = session.snapshot()
+        questions = [p.to_wire() for p in self.elicitations.pending(session)]
+        if questions:
+            state["elicitations"] = questions
+        return state
 
     def decide(
         self, request_id: str, option_id: str | None = None, *, cancelled: bool = False
@@ -413,6 +426,20 @@ class Host:
             raise HostError("invalid_params", "give optionId or cancelled: true")
         else:
             self.permissions.decide(request_id, option_id)
+
+    def respond_elicitation(
+        self,
+        request_id: str,
+        action: str,
+        content: Any = None,
+        *,
+        session_id: str | None = None,
+    ) -> None:
+        """Answer an agent's question (``accept`` with the form's content,
+        ``decline`` or ``cancel``): the first answer wins."""
+        if content is not None:
+            content = fix_surrogates(content)  # typed or pasted text
+        self.elicitations.respond(request_id, action, content, session_id=session_id)
 
     # -- the end ------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ from acp_tui.core import (
     one_line,
 )
 from acp_tui.ui.clipboard import copy_text
+from acp_tui.ui.elicitation_flow import ELICITATION_EVENTS, ElicitationFlow
 from acp_tui.ui.exit_guard import ExitGuard, run_guarded
 from acp_tui.ui.export_command import EXPORT_COMMAND, export_conversation, parse_local_command
 from acp_tui.ui.help_topics import help_topics, welcome
@@ -121,6 +122,7 @@ class AcpApp(App[int]):
         self.source = LogSource()
         self.queued: list[str] = []
         self.permissions = PermissionFlow(self)
+        self.elicitations = ElicitationFlow(self)
         self.settings = SettingsPicker(self)
         self._requested_theme = theme
         self._channel: EventChannel = self.host.attach()
@@ -318,6 +320,9 @@ class AcpApp(App[int]):
         session = self.session
         if event.type == "error":
             self.notify(str(event.data.get("message", "error")), severity="error", timeout=8)
+            return
+        if event.type in ELICITATION_EVENTS:  # also before a session exists (session/new)
+            self.elicitations.on_event(event)
             return
         if session is None or event.session_id is None:
             return
