@@ -15,19 +15,19 @@ its modal, with a word saying why.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from textual import events
+from textual.screen import Screen
 from textual.timer import Timer
 
-from acp_tui.core import Event, HostError
+from acp_tui.core import AgentSpec, Event, Host, HostError
 from acp_tui.ui.screens.elicitation import ElicitationFormScreen
 from acp_tui.ui.screens.elicitation_url import UrlElicitationScreen
-
-if TYPE_CHECKING:
-    from acp_tui.ui.app import AcpApp
+from acp_tui.ui.widgets.prompt_input import PromptInput
 
 #: The core's events about questions (docs/acp-host-jsonl-v1.md).
 ELICITATION_EVENTS = frozenset(
@@ -50,6 +50,24 @@ CLOSED_BECAUSE = {
 }
 
 
+class FlowApp(Protocol):
+    """What the flow needs of the app (ui/app.py's AcpApp)."""
+
+    host: Host
+    spec: AgentSpec
+    #: When the user last changed the draft.
+    last_typed: float
+
+    @property
+    def prompt(self) -> PromptInput: ...
+
+    def notify(self, message: str, *, severity: Any = ..., timeout: float | None = ...) -> None: ...
+
+    def push_screen(self, screen: Screen[Any], callback: Callable[[Any], None]) -> Any: ...
+
+    def set_timer(self, delay: float, callback: Callable[[], None]) -> Timer: ...
+
+
 @dataclass
 class Question:
     request_id: str
@@ -61,7 +79,7 @@ class Question:
 
 
 class ElicitationFlow:
-    def __init__(self, app: AcpApp) -> None:
+    def __init__(self, app: FlowApp) -> None:
         self.app = app
         self.queue: list[Question] = []
         self.showing: Question | None = None

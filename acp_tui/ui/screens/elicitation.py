@@ -342,7 +342,8 @@ class ElicitationFormScreen(ClosesOnTop, ModalScreen[ElicitationAnswer | None]):
                 first = block
         if first is not None:
             first.editor.focus()
-            first.scroll_visible(animate=False)
+            # Once its message is laid out: the message must show too.
+            self.call_after_refresh(first.scroll_visible, animate=False)
             return
         self._answer({"action": "accept", "content": content})
 
