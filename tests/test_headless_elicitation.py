@@ -277,6 +277,22 @@ async def test_cancelling_the_turn_cancels_its_question(headless: Any, tmp_path:
     assert await turn.reply() == {"result": {"action": "cancel"}}
 
 
+async def test_a_question_after_the_cancel_is_closed_as_it_comes(
+    headless: Any, tmp_path: Path
+) -> None:
+    client = await headless()
+    _, session_id = await open_session(client, tmp_path)
+    turn = Turn(client, session_id, "ask-after-cancel")
+    await turn.event("status-changed", status="running")
+    await client.result("session.cancel", {"sessionId": session_id})
+    asked = await turn.event("elicitation-requested")
+    resolved = await turn.event("elicitation-resolved", requestId=asked["requestId"])
+    assert resolved["action"] == "cancel" and resolved["reason"] == "turn_cancelled"
+    frame = await asyncio.wait_for(turn.response, 20)
+    assert frame["result"] == {"stopReason": "end_turn"}
+    assert json.loads(rebuild_text(turn.events(), session_id)) == {"result": {"action": "cancel"}}
+
+
 async def test_a_schema_no_form_can_show_is_refused_at_once(headless: Any, tmp_path: Path) -> None:
     client = await headless()
     _, session_id = await open_session(client, tmp_path)

@@ -22,6 +22,8 @@ replies with one message chunk, the JSON of what it got back:
                           (requestId, no sessionId); reply the answer
     abandon               a form question, then end the turn without waiting
                           for it; the answer it got comes in the next reply
+    ask-after-cancel      wait for session/cancel, then ask a form question
+                          anyway; reply the answer
     unknown               send three requests no client implements (one with
                           no sessionId, an extension method, mcp/connect) and
                           reply their error codes, then end the turn
@@ -134,6 +136,7 @@ class ElicitationAgent:
         self.new_rpc: Any = None
         self.on_new_answer: Any = None
         self.abandoned: asyncio.Future[Any] | None = None
+        self.cancelled: dict[str, asyncio.Event] = {}
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -177,7 +180,7 @@ class ElicitationAgent:
         return NewSessionResponse(session_id=f"q{self.sessions}")
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        return None
+        self.cancelled.setdefault(session_id, asyncio.Event()).set()
 
     async def say(self, session_id: str, text: str) -> None:
         await self.conn.session_update(session_id, chunk(text))
@@ -290,6 +293,18 @@ class ElicitationAgent:
         self.abandoned = asyncio.ensure_future(self._call("elicitation/create", params))
         await asyncio.sleep(0.2)
         return {"earlier": await asyncio.wait_for(earlier, 10) if earlier else None}
+
+    async def do_ask_after_cancel(self, sid: str, rest: str) -> Any:
+        cancelled = self.cancelled.setdefault(sid, asyncio.Event())
+        cancelled.clear()
+        await cancelled.wait()
+        params = {
+            "sessionId": sid,
+            "mode": "form",
+            "message": "Asked after the cancel.",
+            "requestedSchema": SMALL,
+        }
+        return await self._call("elicitation/create", params)
 
     async def do_unknown(self, sid: str, rest: str) -> Any:
         calls = [

@@ -240,7 +240,13 @@ class ElicitationBook:
         requests in progress, (method, params) by id (see :func:`question_scope`)."""
         request = read_request(params)
         owner, tied_to = question_scope(request, sessions, calls)
-        return self.open(connection_id, owner, request, tied_to=tied_to, agent_rpc_id=agent_rpc_id)
+        pending = self.open(
+            connection_id, owner, request, tied_to=tied_to, agent_rpc_id=agent_rpc_id
+        )
+        late = _late(owner, calls.get(tied_to) if tied_to is not None else None)
+        if late is not None:
+            self._close(pending, late)  # its turn is over for the user already
+        return pending
 
     def open(
         self,
@@ -441,3 +447,15 @@ def question_scope(
     named = params.get("sessionId") if isinstance(params, dict) else None
     session = sessions.get(named) if isinstance(named, str) else None
     return (session if session is not None and session.status != "closed" else None), tied
+
+
+def _late(session: Any, call: tuple[str, Any] | None) -> Reason | None:
+    """Why a question tied to ``call`` is closed as it comes: its turn was
+    cancelled, or ended for the user (the agent did not answer the cancel in
+    time, so its prompt is still in progress); None when it is not."""
+    if session is None or call is None or call[0] != _PROMPT:
+        return None
+    turn = getattr(session, "turn", None)
+    if turn is None:
+        return "turn_ended"
+    return "turn_cancelled" if getattr(turn, "cancel_requested", False) else None
