@@ -299,6 +299,9 @@ async def test_a_schema_no_form_can_show_is_refused_at_once(headless: Any, tmp_p
     reply = await Turn(client, session_id, 'ask {"type": "string"}').reply()
     assert reply["error"]["code"] == -32602
     assert "requestedSchema" in reply["error"]["message"]
+    huge = {"type": "object", "properties": {f"f{n}": {"type": "boolean"} for n in range(101)}}
+    reply = await Turn(client, session_id, "ask " + json.dumps(huge)).reply()
+    assert reply["error"] == {"code": -32602, "message": "the form has over 100 fields"}
     assert not [e for e in client.events if e["type"] == "elicitation-requested"]
 
 

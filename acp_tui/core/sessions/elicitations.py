@@ -75,6 +75,10 @@ CLIENT_ELICITATION: dict[str, Any] = {"form": {}, "url": {}}
 ACTIONS = ("accept", "decline", "cancel")
 #: How many resolved request ids are remembered to answer ``already_decided``.
 RESOLVED_MEMORY = 10_000
+#: Past these a question is refused (no one can answer a form of 10,000 fields).
+MAX_FIELDS = 100
+MAX_MESSAGE = 20_000
+MAX_URL = 8_192
 
 Reason = Literal[
     "answered",
@@ -137,6 +141,8 @@ def read_request(params: Any) -> ElicitationRequest:
         model: Any = _MODELS[(mode, scope)].model_validate(params)
     except ValidationError as exc:
         raise RequestError(-32602, f"invalid elicitation ({describe(exc)})") from None
+    if len(model.message) > MAX_MESSAGE:
+        raise RequestError(-32602, f"the message is over {MAX_MESSAGE} characters")
     common: dict[str, Any] = {
         "mode": mode,
         "message": model.message,
@@ -145,6 +151,8 @@ def read_request(params: Any) -> ElicitationRequest:
         "tool_call_id": getattr(model, "tool_call_id", None),
     }
     if mode == "url":
+        if len(params["url"]) > MAX_URL:
+            raise RequestError(-32602, f"the url is over {MAX_URL} characters")
         return ElicitationRequest(
             url=str(params["url"]), elicitation_id=model.elicitation_id, **common
         )
@@ -153,6 +161,8 @@ def read_request(params: Any) -> ElicitationRequest:
         form = ElicitationForm.parse(schema)
     except FormSchemaError as exc:
         raise RequestError(-32602, f"invalid requestedSchema: {exc}") from None
+    if len(form.fields) > MAX_FIELDS:
+        raise RequestError(-32602, f"the form has over {MAX_FIELDS} fields")
     return ElicitationRequest(schema=schema, form=form, **common)
 
 
