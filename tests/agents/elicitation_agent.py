@@ -12,12 +12,14 @@ replies with one message chunk, the JSON of what it got back:
     url [DELAY]           a url question (elicitationId "url-1"); once accepted,
                           DELAY seconds later (default 1) send elicitation/complete;
                           reply the answer
+    url-when PATH         the same, elicitation/complete once the file PATH exists
     url-early             a url question; 0.3 s later, without an answer yet,
                           send elicitation/complete; reply the answer
     url-wait              a url question; once accepted, end the turn (never
                           send elicitation/complete)
     withdraw [DELAY]      a form question, withdrawn with $/cancel_request DELAY
                           seconds later (default 0.3); reply the answer
+    withdraw-when PATH    the same, withdrawn once the file PATH exists
     request-scoped        a form question tied to this session/prompt request
                           (requestId, no sessionId); reply the answer
     abandon               a form question, then end the turn without waiting
@@ -234,14 +236,17 @@ class ElicitationAgent:
             url="https://auth.example.com/connect?state=abc123",
         )
 
-    async def do_url(self, sid: str, rest: str) -> Any:
+    async def do_url(self, sid: str, rest: str, until: Any = None) -> Any:
         delay = float(rest) if rest else 1.0
         message = "Sign in to Example to let the agent read your repositories."
         answer = await self.conn.create_elicitation(message, self._url_mode(sid))
         if answer.action == "accept":
-            await asyncio.sleep(delay)
+            await (until if until is not None else asyncio.sleep(delay))
             await self.conn.complete_elicitation(elicitation_id="url-1")
         return dump(answer)
+
+    async def do_url_when(self, sid: str, rest: str) -> Any:
+        return await self.do_url(sid, "", until=_exists(rest))
 
     async def do_url_early(self, sid: str, rest: str) -> Any:
         asking = asyncio.ensure_future(
@@ -255,7 +260,10 @@ class ElicitationAgent:
         answer = await self.conn.create_elicitation("Sign in to Example.", self._url_mode(sid))
         return dump(answer)
 
-    async def do_withdraw(self, sid: str, rest: str) -> Any:
+    async def do_withdraw_when(self, sid: str, rest: str) -> Any:
+        return await self.do_withdraw(sid, "", until=_exists(rest))
+
+    async def do_withdraw(self, sid: str, rest: str, until: Any = None) -> Any:
         delay = float(rest) if rest else 0.3
         request_id = self.raw._next_request_id
         asking = asyncio.ensure_future(
@@ -269,7 +277,7 @@ class ElicitationAgent:
                 },
             )
         )
-        await asyncio.sleep(delay)
+        await (until if until is not None else asyncio.sleep(delay))
         await self.raw.send_notification("$/cancel_request", {"requestId": request_id})
         return await asyncio.wait_for(asking, 10)
 
@@ -317,6 +325,11 @@ class ElicitationAgent:
             reply = await asyncio.wait_for(self._call(method, params), 10)
             codes[method] = reply.get("error", {}).get("code")
         return codes
+
+
+async def _exists(path: str) -> None:
+    while not os.path.exists(path):
+        await asyncio.sleep(0.02)
 
 
 def main() -> None:

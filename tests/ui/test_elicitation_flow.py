@@ -110,7 +110,7 @@ async def test_a_url_question_is_accepted_when_copied_and_closes_when_the_agent_
     async with app.run_test(size=size) as pilot:
         await ready(pilot)
         before = replies(app)
-        await send(pilot, "url 0.5")
+        await send(pilot, f"url-when {tmp_path / 'done'}")
         page = await question(pilot, app, UrlElicitationScreen)
         shown = painted(app)
         assert "auth.example.com" in shown
@@ -119,7 +119,9 @@ async def test_a_url_question_is_accepted_when_copied_and_closes_when_the_agent_
         assert len(pending) == 1 and not pending[0].waiting
         await pilot.press("c")  # copying the URL is the user's consent: accept
         await until(pilot, lambda: all(p.waiting for p in app.host.elicitations.pending()))
+        await pilot.pause(0.2)
         assert app.screen is page  # still open, waiting for the agent
+        (tmp_path / "done").touch()  # the agent sends elicitation/complete now
         # The agent's elicitation/complete closes it (the toast says why).
         await until(pilot, lambda: not isinstance(app.screen, UrlElicitationScreen))
         await until(pilot, lambda: "The agent says it is done." in toasts(app))
@@ -157,8 +159,9 @@ async def test_a_withdrawn_question_closes_its_form(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         before = replies(app)
-        await send(pilot, "withdraw 0.5")
+        await send(pilot, f"withdraw-when {tmp_path / 'go'}")
         await question(pilot, app, ElicitationFormScreen)
+        (tmp_path / "go").touch()  # the agent withdraws it now
         await until(pilot, lambda: not isinstance(app.screen, ElicitationFormScreen))
         await until(pilot, lambda: "The agent withdrew its question." in toasts(app))
         assert await replied(pilot, app, before) == {"result": {"action": "cancel"}}
@@ -171,10 +174,11 @@ async def test_a_question_withdrawn_under_another_screen_closes_when_that_one_do
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         before = replies(app)
-        await send(pilot, "withdraw 1")
+        await send(pilot, f"withdraw-when {tmp_path / 'go'}")
         await question(pilot, app, ElicitationFormScreen)
         await pilot.press("f1")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        (tmp_path / "go").touch()  # the agent withdraws it now
         await replied(pilot, app, before)
         # The help stays: closing the question did not close the screen on top.
         assert isinstance(app.screen, HelpScreen)
