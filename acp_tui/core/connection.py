@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError
-from acp.meta import CLIENT_METHODS
 from acp.schema import RequestPermissionRequest
 from pydantic import ValidationError
 
@@ -37,8 +36,9 @@ from acp_tui.core.model.events import Event
 from acp_tui.core.model.validation import describe
 from acp_tui.core.sessions.agent_names import command_name
 from acp_tui.core.sessions.elicitations import CLIENT_ELICITATION, ElicitationBook
-from acp_tui.core.sessions.permissions import PermissionBook
+from acp_tui.core.sessions.registry import SessionRegistry
 from acp_tui.core.storage.agent_log import AgentLog
+from acp_tui.core.transport import acp_protocol as acp
 from acp_tui.core.transport.framing import READ_AHEAD
 from acp_tui.core.transport.jsonrpc import JsonRpcPeer, PeerClosed, RpcId, UnreadableAnswer
 from acp_tui.core.transport.outbox import OutboxFull
@@ -68,12 +68,6 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
     "terminal": True,
     "elicitation": CLIENT_ELICITATION,
 }
-#: The agent requests a session answers (any other is ``method_not_found`` at once).
-_SESSION_METHODS = frozenset(
-    m for k, m in CLIENT_METHODS.items() if k.startswith(("fs_", "terminal_", "session_request"))
-)
-_ELICIT = CLIENT_METHODS["elicitation_create"]
-_ELICIT_DONE = CLIENT_METHODS["elicitation_complete"]
 CLIENT_INFO: dict[str, Any] = {"name": "acp-tui", "title": "acp-tui", "version": __version__}
 
 
@@ -111,7 +105,7 @@ class AgentConnection:
         cwd: Path,
         *,
         hub: EventHub,
-        permissions: PermissionBook,
+        sessions: SessionRegistry,
         elicitations: ElicitationBook | None = None,
         base_env: Mapping[str, str] | None = None,
         on_gone: Callable[[AgentConnection], None] | None = None,
@@ -130,12 +124,12 @@ class AgentConnection:
         self._logs = logs
         self.trace_frames = False
         self.init_result: dict[str, Any] = {}
-        self.sessions: dict[str, Session] = {}  # by the agent's session id
+        #: The host's registry: this connection's sessions are found there.
+        self._sessions = sessions
         self.process: AgentProcess | None = None
         self.closed = False
         self.initialize_count = 0
         self._hub = hub
-        self._permissions = permissions
         self._elicitations = (
             elicitations if elicitations is not None else ElicitationBook(hub.publish)
         )
@@ -145,7 +139,8 @@ class AgentConnection:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._gone = asyncio.Event()
         self._close_message = "the agent exited"
-        self._permission_rpc: dict[RpcId, str] = {}
+        #: The agent's permission requests by JSON-RPC id (for $/cancel_request).
+        self._permission_rpc: dict[RpcId, tuple[Session, str]] = {}
         self._early_updates: dict[str, list[Any]] = {}
         # Floods of errors and stderr are coalesced ("… and N more like this").
         self._errors = Coalescer(hub.publish)
@@ -198,7 +193,7 @@ class AgentConnection:
         self._spawn(self._run())
         try:
             result = await self.call(
-                "initialize",
+                acp.INITIALIZE,
                 {
                     "protocolVersion": PROTOCOL_VERSION,
                     "clientCapabilities": CLIENT_CAPABILITIES,
@@ -287,7 +282,8 @@ class AgentConnection:
         self._elicitations.close_connection(self.connection_id)
         if self._peer is not None:
             self._peer.close(PeerClosed(message))
-        for session in list(self.sessions.values()):
+        sessions = self._sessions.of_connection(self.connection_id)
+        for session in sessions:
             if died:
                 session.agent_gone(message, tail)
             else:
@@ -296,7 +292,7 @@ class AgentConnection:
         if self.log is not None:
             self.log.note(f"{message}; the process is gone (exit code {process.returncode})")
             self.log.close()
-        for session in list(self.sessions.values()):
+        for session in sessions:
             await session.wait_closed()
         self._gone.set()
         if self._on_gone is not None:
@@ -373,7 +369,7 @@ class AgentConnection:
                 "invalid_params",
                 f"unknown auth method {method_id!r}; the agent offers: {offered}",
             )
-        await self.call("authenticate", {"methodId": method_id})
+        await self.call(acp.AUTHENTICATE, {"methodId": method_id})
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         if self._peer is None or self.closed:
@@ -415,34 +411,36 @@ class AgentConnection:
 
     # -- the agent calling us ----------------------------------------------------
 
+    def _routed(self, agent_session_id: str) -> Session | None:
+        return self._sessions.routed(self.connection_id, agent_session_id)
+
     def _session_for(self, params: Any) -> Session:
         session_id = params.get("sessionId") if isinstance(params, dict) else None
-        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
-        if session is None or session.status == "closed":
-            raise RequestError(-32602, f"unknown session {session_id!r}")
+        session = self._routed(session_id) if isinstance(session_id, str) else None
+        if session is None or session.closed:
+            raise acp.invalid_params(f"unknown session {session_id!r}")
         return session
 
-    def add_session(self, session: Session) -> None:
-        """Route the agent's traffic for ``session`` to it, starting with the
-        updates that arrived before the session/new answer was processed."""
-        self.sessions[session.agent_session_id] = session
+    def session_added(self, session: Session) -> None:
+        """``session`` is in the registry: hand it the updates that arrived
+        for it before the session/new answer was processed."""
         for update in self._early_updates.pop(session.agent_session_id, ()):
             session.apply_update(update)
 
     def _on_notification(self, method: str, params: Any) -> None:
-        if method == _ELICIT_DONE:
+        if method == acp.ELICITATION_COMPLETE:
             problem = self._elicitations.complete_from(self.connection_id, params)
             if problem is not None:
                 self._protocol_error(problem)
             return
-        if method != "session/update":
+        if method != acp.SESSION_UPDATE:
             log.info("ignoring agent notification %s", method)
             return
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         if not isinstance(session_id, str):
             self._protocol_error("session/update without a sessionId")
             return
-        session = self.sessions.get(session_id)
+        session = self._routed(session_id)
         if session is not None:
             session.apply_update(params.get("update"))
             return
@@ -454,46 +452,47 @@ class AgentConnection:
 
     def _on_request(self, method: str, params: Any, rpc_id: RpcId) -> Awaitable[Any]:
         """Synchronous first step of every agent request (see jsonrpc.py)."""
-        if method == _ELICIT:  # kept in the host's ElicitationBook until answered
+        if method == acp.ELICITATION_CREATE:  # kept in the host's ElicitationBook until answered
             calls = self._peer.outgoing_calls() if self._peer is not None else {}
-            ask = self._elicitations.ask
-            return ask(self.connection_id, rpc_id, params, self.sessions, calls).answer()
-        if method not in _SESSION_METHODS:
-            raise RequestError.method_not_found(method)  # whatever else it holds
+            pending = self._elicitations.ask(
+                self.connection_id, rpc_id, params, self._routed, calls, agent=self.agent_name
+            )
+            return pending.answer()
+        if method not in acp.SESSION_REQUESTS:
+            raise acp.method_not_found(method)  # whatever else it holds
         session = self._session_for(params)
         tools = session.tools
         handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
-            "fs/read_text_file": tools.read_text_file,
-            "fs/write_text_file": tools.write_text_file,
-            "terminal/create": tools.create_terminal,
-            "terminal/output": tools.terminal_output,
-            "terminal/wait_for_exit": tools.wait_for_terminal_exit,
-            "terminal/kill": tools.kill_terminal,
-            "terminal/release": tools.release_terminal,
+            acp.FS_READ_TEXT_FILE: tools.read_text_file,
+            acp.FS_WRITE_TEXT_FILE: tools.write_text_file,
+            acp.TERMINAL_CREATE: tools.create_terminal,
+            acp.TERMINAL_OUTPUT: tools.terminal_output,
+            acp.TERMINAL_WAIT_FOR_EXIT: tools.wait_for_terminal_exit,
+            acp.TERMINAL_KILL: tools.kill_terminal,
+            acp.TERMINAL_RELEASE: tools.release_terminal,
         }
-        if method == "session/request_permission":
+        if method == acp.REQUEST_PERMISSION:
             return self._request_permission(session, params, rpc_id)
         handler = handlers.get(method)
         if handler is None:
-            raise RequestError(-32601, f"method not found: {method}")
+            raise acp.method_not_found(method)
         return handler(params)
 
     def _request_permission(self, session: Session, params: Any, rpc_id: RpcId) -> Awaitable[Any]:
         try:
             request = RequestPermissionRequest.model_validate(params)
         except ValidationError as exc:
-            raise RequestError(-32602, f"invalid permission request ({describe(exc)})") from None
+            raise acp.invalid_params(f"invalid permission request ({describe(exc)})") from None
         tool_call = request.tool_call.model_dump(mode="json", by_alias=True, exclude_none=True)
         options = [
             o.model_dump(mode="json", by_alias=True, exclude_none=True) for o in request.options
         ]
-        entry = session.entry_for_permission(tool_call)
-        pending = self._permissions.open(session, entry, options)
-        self._permission_rpc[rpc_id] = pending.request_id
+        request_id, outcome = session.request_permission(tool_call, options)
+        self._permission_rpc[rpc_id] = (session, request_id)
 
         async def answer() -> Any:
             try:
-                return await pending.outcome()
+                return await outcome
             finally:
                 self._permission_rpc.pop(rpc_id, None)
 
@@ -502,10 +501,10 @@ class AgentConnection:
     def _on_cancel_request(self, rpc_id: RpcId) -> bool:
         if self._elicitations.withdraw(self.connection_id, rpc_id):
             return True
-        request_id = self._permission_rpc.get(rpc_id)
-        if request_id is None or self._permissions.get(request_id) is None:
+        found = self._permission_rpc.get(rpc_id)
+        if found is None or found[0].thread.waiting(found[1]) is None:
             return False
-        self._permissions.cancel(request_id)
+        found[0].cancel_request(found[1])
         return True
 
     # -- events without a session --------------------------------------------------

@@ -23,8 +23,6 @@ from typing import Any
 from acp_tui.core import (
     BadFrame,
     ChannelClosed,
-    Coalescer,
-    Event,
     EventChannel,
     FrameReader,
     FrameTooLarge,
@@ -72,7 +70,6 @@ class HeadlessServer:
         self._requests: dict[asyncio.Task[None], int] = {}
         self._stopping = asyncio.Event()
         self._sink_broken = False
-        self._errors = Coalescer(self.host.hub.publish)
 
     # -- output --------------------------------------------------------------
 
@@ -108,9 +105,9 @@ class HeadlessServer:
         await self._write({"version": 1, "id": rpc_id, "error": error.to_wire()})
 
     def _error_event(self, code: str, message: str) -> None:
-        # Not tied to a session: goes through the hub like every other event
-        # (a flood of bad lines is coalesced: "… and N more like this").
-        self._errors.offer(code, Event("error", {"code": code, "message": message}))
+        # Not tied to a session: reported through the host like every front
+        # end's (a flood of bad lines is coalesced: "… and N more like this").
+        self.host.report_error(code, message)
 
     def _answer_error(self, rpc_id: int, error: HostError) -> None:
         """Answer request ``rpc_id`` with ``error`` (in turn, like any response)."""
@@ -130,7 +127,6 @@ class HeadlessServer:
         finally:
             reading.cancel()
             stopping.cancel()
-            self._errors.flush()
             await self._finish()
             self._channel.close()
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):

@@ -1,10 +1,11 @@
 """The agent's questions in the TUI: one modal at a time, in order.
 
-The core owns each question (host.elicitations, sessions/elicitations.py);
-this only decides which one a modal shows. A form question opens the form
-(ui/screens/elicitation.py), a url question the page dialog
-(ui/screens/elicitation_url.py). The answer goes through
-``host.respond_elicitation`` — the path the headless server uses: for a url
+The core owns each question (sessions/elicitations.py); the flow knows them
+from the event stream alone (``elicitation-requested`` / ``-resolved`` /
+``-completed``) and only decides which one a modal shows. A form question
+opens the form (ui/screens/elicitation.py), a url question the page dialog
+(ui/screens/elicitation_url.py). The answer goes through the host link's
+``respond_elicitation`` — the path the headless server uses: for a url
 question that is ``accept`` the moment the user opens or copies the URL, and
 the dialog then stays, waiting, until the agent says it is done
 (``elicitation/complete``). A question resolved elsewhere — withdrawn by the
@@ -14,20 +15,21 @@ its modal, with a word saying why.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from textual import events
-from textual.screen import Screen
-from textual.timer import Timer
 
-from acp_tui.core import AgentSpec, Event, Host, HostError
+from acp_tui.core import Event, HostError
+from acp_tui.ui.host_link import HostLink
 from acp_tui.ui.screens.elicitation import ElicitationFormScreen
 from acp_tui.ui.screens.elicitation_url import UrlElicitationScreen
-from acp_tui.ui.widgets.prompt_input import PromptInput
+
+if TYPE_CHECKING:
+    from acp_tui.ui.surface import Surface
 
 #: The core's events about questions (docs/acp-host-jsonl-v1.md).
 ELICITATION_EVENTS = frozenset(
@@ -50,53 +52,51 @@ CLOSED_BECAUSE = {
 }
 
 
-class FlowApp(Protocol):
-    """What the flow needs of the app (ui/app.py's AcpApp)."""
-
-    host: Host
-    spec: AgentSpec
-    #: When the user last changed the draft.
-    last_typed: float
-
-    @property
-    def prompt(self) -> PromptInput: ...
-
-    def notify(self, message: str, *, severity: Any = ..., timeout: float | None = ...) -> None: ...
-
-    def push_screen(self, screen: Screen[Any], callback: Callable[[Any], None]) -> Any: ...
-
-    def set_timer(self, delay: float, callback: Callable[[], None]) -> Timer: ...
-
-
 @dataclass
 class Question:
     request_id: str
     data: dict[str, Any]
+    #: A url question accepted: the agent has yet to say it is done.
+    waiting: bool = False
 
     @property
     def mode(self) -> str:
         return str(self.data.get("mode"))
 
+    @property
+    def agent(self) -> str:
+        return str(self.data.get("agent") or "")
+
 
 class ElicitationFlow:
-    def __init__(self, app: FlowApp) -> None:
-        self.app = app
+    def __init__(self, surface: Surface, link: HostLink) -> None:
+        self.surface = surface
+        self.link = link
+        #: Every open question (the events say which), by request id.
+        self.open: dict[str, Question] = {}
+        #: Those not shown yet, in the order they were asked.
         self.queue: list[Question] = []
         self.showing: Question | None = None
         self._screen: ElicitationFormScreen | UrlElicitationScreen | None = None
-        self._retry: Timer | None = None
+        self._retry: asyncio.TimerHandle | None = None
 
     def on_event(self, event: Event) -> None:
         data = event.data
         request_id = str(data.get("requestId"))
         if event.type == "elicitation-requested":
-            self.queue.append(Question(request_id, dict(data)))
+            if request_id in self.open:
+                return
+            question = Question(request_id, dict(data))
+            self.open[request_id] = question
+            self.queue.append(question)
             if self.showing is None:
                 self._show_next()
             elif isinstance(self._screen, ElicitationFormScreen):
                 self._screen.update_total(1 + len(self.queue))
         elif event.type == "elicitation-resolved":
-            if not data.get("waiting"):
+            if data.get("waiting") and request_id in self.open:
+                self.open[request_id].waiting = True
+            else:
                 self._closed(request_id, str(data.get("reason")))
         elif event.type == "elicitation-completed":
             self._closed(request_id, str(data.get("reason")))
@@ -105,6 +105,7 @@ class ElicitationFlow:
 
     def _closed(self, request_id: str, reason: str) -> None:
         """The core closed ``request_id`` (answered here or elsewhere, or by itself)."""
+        self.open.pop(request_id, None)
         self.queue = [q for q in self.queue if q.request_id != request_id]
         if isinstance(self._screen, ElicitationFormScreen):
             self._screen.update_total(1 + len(self.queue))
@@ -118,29 +119,22 @@ class ElicitationFlow:
             screen.withdraw()
         text = CLOSED_BECAUSE.get(reason)
         if text is not None:
-            self.app.notify(text, timeout=5)
+            self.surface.toast(text, timeout=5)
         self._show_next()
 
     # -- showing -------------------------------------------------------------------
 
     def _typing(self) -> bool:
-        return time.monotonic() - self.app.last_typed < TYPING_WINDOW
-
-    def _agent(self, question: Question) -> str:
-        connection = self.app.host.connections.get(str(question.data.get("connectionId")))
-        return connection.agent_name if connection is not None else self.app.spec.display_name
+        return time.monotonic() - self.surface.typed_at < TYPING_WINDOW
 
     def _show_next(self) -> None:
-        book = self.app.host.elicitations
         while self.queue and self.showing is None:
             question = self.queue[0]
-            if book.get(question.request_id) is None:
-                self.queue.pop(0)  # closed while it waited
-                continue
             if question.mode == "url" and self._typing():
                 # Its Enter opens the page: not while the user is typing.
                 if self._retry is None:
-                    self._retry = self.app.set_timer(ARM_SECONDS, self._retry_show)
+                    loop = asyncio.get_running_loop()
+                    self._retry = loop.call_later(ARM_SECONDS, self._retry_show)
                 return
             self.queue.pop(0)
             self.showing = question
@@ -149,22 +143,22 @@ class ElicitationFlow:
                 url_screen = UrlElicitationScreen(
                     message,
                     str(question.data.get("url", "")),
-                    agent=self._agent(question),
+                    agent=question.agent,
                     on_consent=partial(self._consented, question.request_id),
                 )
                 self._screen = url_screen
-                self.app.push_screen(url_screen, partial(self._url_closed, question.request_id))
+                self.surface.open_dialog(url_screen, partial(self._url_closed, question.request_id))
                 return
             form_screen = ElicitationFormScreen(
                 message,
                 question.data.get("requestedSchema") or {},
-                agent=self._agent(question),
+                agent=question.agent,
                 total=1 + len(self.queue),
                 arm_after=ARM_SECONDS if self._typing() else 0.0,
                 on_early_key=self._early_key,
             )
             self._screen = form_screen
-            self.app.push_screen(form_screen, partial(self._form_answered, question.request_id))
+            self.surface.open_dialog(form_screen, partial(self._form_answered, question.request_id))
             return
 
     def _retry_show(self) -> None:
@@ -174,22 +168,22 @@ class ElicitationFlow:
     def _early_key(self, event: events.Key) -> None:
         """A key typed while the form was not armed yet belongs to the draft."""
         if event.character:
-            self.app.prompt.insert(event.character)
+            self.surface.prompt.insert(event.character)
 
     # -- answers ---------------------------------------------------------------------
 
     def _respond(self, request_id: str, action: str, content: Any = None) -> None:
-        pending = self.app.host.elicitations.get(request_id)
-        if pending is None or pending.waiting:
+        question = self.open.get(request_id)
+        if question is None or question.waiting:
             return  # closed meanwhile, or accepted already (a url page)
         try:
-            self.app.host.respond_elicitation(request_id, action, content)
+            self.link.respond_elicitation(request_id, action, content)
         except HostError as exc:
             if exc.code not in ("already_decided", "not_found"):
-                self.app.notify(exc.message, severity="error")
+                self.surface.toast(exc.message, severity="error")
 
     def _done_showing(self, request_id: str) -> None:
-        self.app.prompt.mute_typing(KEY_REPEAT_GUARD)
+        self.surface.prompt.mute_typing(KEY_REPEAT_GUARD)
         if self.showing is not None and self.showing.request_id == request_id:
             self.showing, self._screen = None, None
             self._show_next()

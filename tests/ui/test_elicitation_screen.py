@@ -372,6 +372,18 @@ async def test_agent_text_is_shown_as_text() -> None:
         assert label.startswith("[b]bold[/b]") and "\x1b" not in label
 
 
+async def test_agent_text_leaves_no_escape_remnants() -> None:
+    """One sanitizer (the core's): a colour sequence is dropped whole, not
+    left on screen as "[31m" with its ESC blanked out."""
+    schema = {"properties": {"x": {"type": "string"}}}
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = ElicitationFormScreen("\x1b[31mred\x1b[0m alert\x07", schema)
+        app.open(screen)
+        await pilot.pause()
+        assert str(screen.query_one("#message", Static).render()) == "red alert␇"
+
+
 # -- url mode -----------------------------------------------------------------------------------
 
 URL = "https://login.example.com/device?code=ABCD-1234"

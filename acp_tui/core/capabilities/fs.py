@@ -50,14 +50,13 @@ from typing import Any
 
 from acp import RequestError
 
+from acp_tui.core.transport.acp_protocol import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
+
 __all__ = ["MAX_TEXT_BYTES", "PathFence", "read_text_file", "write_text_file"]
 
 MAX_TEXT_BYTES: int = 8 * 1024 * 1024
 """Largest file read or content written, in bytes; exactly this much is allowed."""
 
-RESOURCE_NOT_FOUND = -32002
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 _WINERROR_CANT_RESOLVE_FILENAME = 1921  # Windows' answer to a symlink loop
 _O_BINARY: int = getattr(os, "O_BINARY", 0)

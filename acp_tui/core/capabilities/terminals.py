@@ -45,6 +45,7 @@ from acp import RequestError
 
 from acp_tui.core.capabilities.output_buffer import HeadBuffer
 from acp_tui.core.transport import supervisor, winjob
+from acp_tui.core.transport.acp_protocol import internal_error, invalid_params
 
 if sys.platform != "win32":
     import termios
@@ -69,8 +70,6 @@ KILL_GRACE = 1.0  # seconds between SIGTERM and SIGKILL
 _READS_PER_WAKEUP = 16
 _READ_SIZE = 65536
 _POSIX_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
-_INVALID_PARAMS = -32602
-_INTERNAL_ERROR = -32603
 
 
 @dataclass(frozen=True)
@@ -375,7 +374,7 @@ class _Terminal:
 
 
 def _unknown_id(terminal_id: str) -> RequestError:
-    return RequestError(_INVALID_PARAMS, f"unknown terminal id {terminal_id[:64]!r}")
+    return invalid_params(f"unknown terminal id {terminal_id[:64]!r}")
 
 
 class TerminalManager:
@@ -407,23 +406,22 @@ class TerminalManager:
     ) -> str:
         """Start ``command`` on a new pty in ``cwd``; return the new terminal id."""
         if self._closed:
-            raise RequestError(_INVALID_PARAMS, "the session's terminals are closed")
+            raise invalid_params("the session's terminals are closed")
         if len(self._terminals) >= MAX_LIVE_TERMINALS:
-            raise RequestError(
-                _INVALID_PARAMS,
+            raise invalid_params(
                 f"at most {MAX_LIVE_TERMINALS} terminals may be open at once; "
                 "release one before creating another",
             )
         if not command.strip():
-            raise RequestError(_INVALID_PARAMS, "command must not be empty")
+            raise invalid_params("command must not be empty")
         if output_byte_limit is not None and output_byte_limit < 0:
-            raise RequestError(_INVALID_PARAMS, "outputByteLimit must not be negative")
+            raise invalid_params("outputByteLimit must not be negative")
         full_env = build_environment(self._base_env, env)
         texts = [command, *args, *full_env, *full_env.values()]
         if any("\0" in text for text in texts) or any("=" in name or not name for name in full_env):
-            raise RequestError(_INVALID_PARAMS, "NUL in command, args or env, or a bad env name")
+            raise invalid_params("NUL in command, args or env, or a bad env name")
         if not cwd.is_dir():
-            raise RequestError(_INVALID_PARAMS, "the terminal's cwd is not an existing directory")
+            raise invalid_params("the terminal's cwd is not an existing directory")
         limit = DEFAULT_OUTPUT_LIMIT
         if output_byte_limit is not None:
             limit = min(output_byte_limit, DEFAULT_OUTPUT_LIMIT)
@@ -437,7 +435,7 @@ class TerminalManager:
                 terminal.process = _PosixPty(argv, cwd, full_env, terminal)
         except Exception as exc:  # messages may hold paths: report the kind only
             message = f"could not start the command ({type(exc).__name__})"
-            raise RequestError(_INTERNAL_ERROR, message) from exc
+            raise internal_error(message) from exc
         self._terminals[terminal.id] = terminal
         return terminal.id
 

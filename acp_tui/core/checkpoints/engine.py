@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from acp_tui.core.checkpoints.files import classify, edited_outside_tools, in_the_way
+from acp_tui.core.checkpoints.git_program import GitProgram, find_git
 from acp_tui.core.checkpoints.model import (
     KINDS,
     MAX_SKIPPED_STORED,
@@ -92,12 +93,10 @@ from acp_tui.core.checkpoints.model import (
     skipped_of,
 )
 from acp_tui.core.checkpoints.shadow_repo import (
-    GitProgram,
     RawChange,
     RefRecord,
     ShadowRepo,
     default_state_dir,
-    find_git,
 )
 
 __all__ = [

@@ -160,6 +160,11 @@ class TextBudget:
             if path is not None and self.spill is not None:
                 self.spill.append(path, text)
             return Delta("", dropped=True)
+        if self.used + len(text) <= self.limit:
+            # Within budget (the common case): the chunk's text is not read (a
+            # read joins it: O(its length) for every delta of a long reply).
+            self.used += len(text)
+            return Delta(text)
         before = so_far() if chunk is not None else ""
         keep = self._keep(len(before), len(text))
         if keep == len(text):

@@ -21,9 +21,16 @@ producer waits, whatever the number of events.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
+from collections.abc import Callable
 
 from acp_tui.core.model.events import LOSSY_TYPES, Event, merge_text_deltas
+
+log = logging.getLogger(__name__)
+
+#: A subscriber the hub calls with each event as it is committed.
+Listener = Callable[[Event], None]
 
 DEFAULT_CAPACITY = 4096
 #: Characters one merged text delta may carry.
@@ -159,10 +166,17 @@ class EventChannel:
 
 
 class EventHub:
-    """Fans committed events out to every attached channel."""
+    """Fans committed events out to every attached channel and listener.
+
+    A channel is a front end's queue (bounded, may merge text deltas). A
+    listener is a part of the core that follows the stream as it is
+    committed (the history recorder): called synchronously with every event,
+    never merged or dropped; what it raises is logged, never the session's.
+    """
 
     def __init__(self) -> None:
         self._channels: list[EventChannel] = []
+        self._listeners: list[Listener] = []
 
     def attach(self, capacity: int = DEFAULT_CAPACITY, merge_at: int | None = None) -> EventChannel:
         channel = EventChannel(capacity, merge_at)
@@ -174,7 +188,15 @@ class EventHub:
         if channel in self._channels:
             self._channels.remove(channel)
 
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
     def publish(self, event: Event) -> None:
+        for listener in self._listeners:
+            try:
+                listener(event)
+            except Exception:
+                log.exception("an event listener failed on %s", event.type)
         for channel in self._channels:
             channel.offer(event)
 

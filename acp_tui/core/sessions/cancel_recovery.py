@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from acp_tui.core.sessions.session import Session
+from acp_tui.core.model.session_state import SessionState, config_values
+from acp_tui.core.transport import acp_protocol as acp
 
 log = logging.getLogger(__name__)
 
@@ -71,29 +72,48 @@ def can_reopen(capabilities: Mapping[str, Any]) -> bool:
     )
 
 
-async def reopen(session: Session) -> None:
+class Caller(Protocol):
+    async def call(self, method: str, params: dict[str, Any]) -> Any: ...
+
+
+class Reopenable(Protocol):
+    """What reopening needs of a session."""
+
+    @property
+    def link(self) -> Caller: ...
+
+    @property
+    def agent_session_id(self) -> str: ...
+
+    @property
+    def cwd(self) -> Path: ...
+
+    @property
+    def mcp_servers(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def state(self) -> SessionState: ...
+
+
+async def reopen(session: Reopenable) -> None:
     """Close the agent's session and resume it, keeping the mode and config
     values the user chose (a resumed claude-agent-acp session starts with its
     defaults). Raises HostError when the agent refuses."""
     link = session.link
     agent_id = session.agent_session_id
-    mode = (session.modes or {}).get("currentModeId")
-    values = {
-        str(o["id"]): o["currentValue"]
-        for o in session.config_options
-        if isinstance(o, dict) and "id" in o and "currentValue" in o
-    }
+    mode = session.state.current_mode
+    values = config_values(session.state.config_options)
     log.info("reopening the agent's session %s after a cancel (claude-agent-acp#551)", agent_id)
-    await link.call("session/close", {"sessionId": agent_id})
+    await link.call(acp.SESSION_CLOSE, {"sessionId": agent_id})
     result = await link.call(
-        "session/resume",
+        acp.SESSION_RESUME,
         {"sessionId": agent_id, "cwd": str(session.cwd), "mcpServers": session.mcp_servers},
     )
     result = result if isinstance(result, dict) else {}
     resumed_modes = result.get("modes")
     resumed_mode = resumed_modes.get("currentModeId") if isinstance(resumed_modes, dict) else None
     if isinstance(mode, str) and resumed_mode is not None and resumed_mode != mode:
-        await link.call("session/set_mode", {"sessionId": agent_id, "modeId": mode})
+        await link.call(acp.SESSION_SET_MODE, {"sessionId": agent_id, "modeId": mode})
     for option in result.get("configOptions") or []:
         if not isinstance(option, dict) or option.get("category") == "mode":
             continue
@@ -106,4 +126,4 @@ async def reopen(session: Session) -> None:
             }
             if isinstance(wanted, bool):
                 params["type"] = "boolean"
-            await link.call("session/set_config_option", params)
+            await link.call(acp.SESSION_SET_CONFIG_OPTION, params)

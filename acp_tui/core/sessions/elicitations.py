@@ -44,8 +44,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from acp import RequestError
-from acp.meta import AGENT_METHODS
 from acp.schema import (
     CompleteElicitationNotification,
     CreateFormRequestElicitationRequest,
@@ -59,6 +57,7 @@ from acp_tui.core.errors import HostError
 from acp_tui.core.model.elicitation_form import ElicitationForm, FormSchemaError
 from acp_tui.core.model.events import Event
 from acp_tui.core.model.validation import describe
+from acp_tui.core.transport import acp_protocol as acp
 
 __all__ = [
     "ACTIONS",
@@ -90,7 +89,7 @@ Reason = Literal[
     "closed",
 ]
 _CANCEL: dict[str, Any] = {"action": "cancel"}
-_PROMPT = AGENT_METHODS["session_prompt"]
+_PROMPT = acp.SESSION_PROMPT
 _MODELS: dict[tuple[str, str], type[BaseModel]] = {
     ("form", "session"): CreateFormSessionElicitationRequest,
     ("form", "request"): CreateFormRequestElicitationRequest,
@@ -127,22 +126,22 @@ def read_request(params: Any) -> ElicitationRequest:
     """``params`` of ``elicitation/create`` checked with the SDK's models;
     raises ``RequestError`` (invalid params) saying what is wrong."""
     if not isinstance(params, dict):
-        raise RequestError(-32602, "elicitation/create needs params")
+        raise acp.invalid_params("elicitation/create needs params")
     mode = params.get("mode")
     if mode not in ("form", "url"):
-        raise RequestError(-32602, f"unsupported elicitation mode {mode!r} (form and url are)")
+        raise acp.invalid_params(f"unsupported elicitation mode {mode!r} (form and url are)")
     if "sessionId" in params:
         scope = "session"
     elif "requestId" in params:
         scope = "request"
     else:
-        raise RequestError(-32602, "an elicitation needs a sessionId or a requestId")
+        raise acp.invalid_params("an elicitation needs a sessionId or a requestId")
     try:
         model: Any = _MODELS[(mode, scope)].model_validate(params)
     except ValidationError as exc:
-        raise RequestError(-32602, f"invalid elicitation ({describe(exc)})") from None
+        raise acp.invalid_params(f"invalid elicitation ({describe(exc)})") from None
     if len(model.message) > MAX_MESSAGE:
-        raise RequestError(-32602, f"the message is over {MAX_MESSAGE} characters")
+        raise acp.invalid_params(f"the message is over {MAX_MESSAGE} characters")
     common: dict[str, Any] = {
         "mode": mode,
         "message": model.message,
@@ -152,7 +151,7 @@ def read_request(params: Any) -> ElicitationRequest:
     }
     if mode == "url":
         if len(params["url"]) > MAX_URL:
-            raise RequestError(-32602, f"the url is over {MAX_URL} characters")
+            raise acp.invalid_params(f"the url is over {MAX_URL} characters")
         return ElicitationRequest(
             url=str(params["url"]), elicitation_id=model.elicitation_id, **common
         )
@@ -160,9 +159,9 @@ def read_request(params: Any) -> ElicitationRequest:
     try:
         form = ElicitationForm.parse(schema)
     except FormSchemaError as exc:
-        raise RequestError(-32602, f"invalid requestedSchema: {exc}") from None
+        raise acp.invalid_params(f"invalid requestedSchema: {exc}") from None
     if len(form.fields) > MAX_FIELDS:
-        raise RequestError(-32602, f"the form has over {MAX_FIELDS} fields")
+        raise acp.invalid_params(f"the form has over {MAX_FIELDS} fields")
     return ElicitationRequest(schema=schema, form=form, **common)
 
 
@@ -185,6 +184,8 @@ class PendingElicitation:
     agent_rpc_id: int | str | None = None
     #: Our request it is tied to (its end closes the question), if any.
     tied_to: int | None = None
+    #: Who asks: the agent's name (front ends must say who asks).
+    agent: str = ""
     #: A url question accepted: waiting for the agent's ``elicitation/complete``.
     waiting: bool = False
 
@@ -202,6 +203,7 @@ class PendingElicitation:
         wire: dict[str, Any] = {
             "requestId": self.request_id,
             "connectionId": self.connection_id,
+            "agent": self.agent,
             "mode": request.mode,
             "message": request.message,
         }
@@ -241,17 +243,19 @@ class ElicitationBook:
         connection_id: str,
         agent_rpc_id: int | str,
         params: Any,
-        sessions: Mapping[str, Any],
+        route: Callable[[str], Any],
         calls: Mapping[int, tuple[str, Any]],
+        *,
+        agent: str = "",
     ) -> PendingElicitation:
         """An agent's ``elicitation/create`` (``params``), kept until answered;
         raises ``RequestError`` (invalid params) for one that cannot be asked.
-        ``sessions``: the connection's, by the agent's id; ``calls``: our
-        requests in progress, (method, params) by id (see :func:`question_scope`)."""
+        ``route``: the connection's session for an agent's session id; ``calls``:
+        our requests in progress, (method, params) by id (see :func:`question_scope`)."""
         request = read_request(params)
-        owner, tied_to = question_scope(request, sessions, calls)
+        owner, tied_to = question_scope(request, route, calls)
         pending = self.open(
-            connection_id, owner, request, tied_to=tied_to, agent_rpc_id=agent_rpc_id
+            connection_id, owner, request, tied_to=tied_to, agent_rpc_id=agent_rpc_id, agent=agent
         )
         late = _late(owner, calls.get(tied_to) if tied_to is not None else None)
         if late is not None:
@@ -266,6 +270,7 @@ class ElicitationBook:
         *,
         tied_to: int | None = None,
         agent_rpc_id: int | str | None = None,
+        agent: str = "",
     ) -> PendingElicitation:
         pending = PendingElicitation(
             request_id=f"elic-{next(self._ids)}",
@@ -275,6 +280,7 @@ class ElicitationBook:
             future=asyncio.get_running_loop().create_future(),
             agent_rpc_id=agent_rpc_id,
             tied_to=tied_to,
+            agent=agent,
         )
         self._pending[pending.request_id] = pending
         self._publish(pending, Event("elicitation-requested", pending.to_wire()))
@@ -427,17 +433,17 @@ class ElicitationBook:
 
 def question_scope(
     request: ElicitationRequest,
-    sessions: Mapping[str, Any],
+    route: Callable[[str], Any],
     calls: Mapping[int, tuple[str, Any]],
 ) -> tuple[Any, int | None]:
     """(the session it belongs to or None, the id of our request it is tied to).
 
-    ``sessions``: the connection's sessions by the agent's session id;
+    ``route``: the connection's session for an agent's session id (or None);
     ``calls``: our requests in progress (method, params) by id."""
     if request.session_id is not None:
-        session = sessions.get(request.session_id)
-        if session is None or session.status == "closed":
-            raise RequestError(-32602, f"unknown session {request.session_id!r}")
+        session = route(request.session_id)
+        if session is None or session.closed:
+            raise acp.invalid_params(f"unknown session {request.session_id!r}")
         turn = next(
             (
                 rpc_id
@@ -452,11 +458,11 @@ def question_scope(
     tied = request.request_id
     call = calls.get(tied) if type(tied) is int else None
     if call is None or type(tied) is not int:
-        raise RequestError(-32602, f"requestId {tied!r} is no request of ours in progress")
+        raise acp.invalid_params(f"requestId {tied!r} is no request of ours in progress")
     params = call[1]
     named = params.get("sessionId") if isinstance(params, dict) else None
-    session = sessions.get(named) if isinstance(named, str) else None
-    return (session if session is not None and session.status != "closed" else None), tied
+    session = route(named) if isinstance(named, str) else None
+    return (session if session is not None and not session.closed else None), tied
 
 
 def _late(session: Any, call: tuple[str, Any] | None) -> Reason | None:

@@ -1,13 +1,20 @@
-"""One ACP session: its thread, its status and its turns.
+"""One ACP session: its thread, its state and its turns.
 
-Every change is committed through :meth:`Session.commit`, which numbers it
-with the session's cursor (1, 2, 3, …) and hands it to the event hub. A
-front end that attaches late reads :meth:`Session.snapshot` (state as of
-cursor N) and then the events above N.
+The session holds the facts (thread, state) and runs the turns; it does not
+write entries itself. Every change is made by the thread (entries) or the
+model's functions (state), which return events; the session commits them
+through :meth:`Session.commit`, which numbers each with the session's
+cursor (1, 2, 3, …) and hands it to the event hub. A front end that
+attaches late reads :meth:`Session.snapshot` (state as of cursor N) and then
+the events above N. Whoever else wants to know (the history recorder)
+subscribes to the hub: the session calls nobody.
 
 Status: ``idle`` → ``running`` (a turn) → ``idle`` with the stop reason,
 or ``error`` when the turn failed (the next prompt is accepted again), or
-``error`` then ``closed`` when the agent went away (for good).
+``error`` then ``closed`` when the agent went away (for good). "Running" is
+derived from the turn: it is ``running`` exactly while :attr:`Session.turn`
+is set, and the ``status-changed`` event is committed at the moment the turn
+starts or ends.
 """
 
 from __future__ import annotations
@@ -15,32 +22,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from acp_tui.core.capabilities import fs
 from acp_tui.core.errors import HostError
+from acp_tui.core.model import session_state
 from acp_tui.core.model.budget import TextBudget
 from acp_tui.core.model.channel import EventHub
 from acp_tui.core.model.coalesce import Coalescer
-from acp_tui.core.model.entries import ToolCallEntry
+from acp_tui.core.model.entries import Entry, NoticeLevel
 from acp_tui.core.model.events import Event
+from acp_tui.core.model.session_state import SessionState
 from acp_tui.core.model.thread import Thread
+from acp_tui.core.model.updates import Target, apply_update, is_reply_content, permission_entry
 from acp_tui.core.sessions import cancel_recovery, failures
-from acp_tui.core.sessions import settings as session_settings
-from acp_tui.core.sessions.permissions import PermissionBook
+from acp_tui.core.sessions.permissions import PermissionWaiters, answer, new_request_id
 from acp_tui.core.sessions.tools import SessionTools
-from acp_tui.core.sessions.updates import account_tool_call, admit_tool_call, apply_update
-from acp_tui.core.storage.history_store import SessionRecorder
+from acp_tui.core.transport import acp_protocol as acp
 
 log = logging.getLogger(__name__)
 
 Status = Literal["idle", "running", "error", "closed"]
-
-#: Events that change the entry list (the history recorder marks them).
-_ENTRY_EVENTS = frozenset({"entry-appended", "entry-updated", "entries-removed"})
 
 #: How long a cancelled turn may take to end before it ends for the user anyway.
 CANCEL_GRACE_SECONDS = 5.0
@@ -50,6 +55,7 @@ class AgentLink(Protocol):
     """What a session needs from its agent connection."""
 
     agent_name: str
+    connection_id: str
     #: Learned from the agent: its session must be reopened after a cancel
     #: (claude-agent-acp#551, see cancel_recovery.py).
     reopen_after_cancel: bool
@@ -92,7 +98,6 @@ class Session:
         agent_session_id: str,
         link: AgentLink,
         hub: EventHub,
-        permissions: PermissionBook,
         cwd: Path,
         extra_roots: list[Path],
         base_env: Mapping[str, str] | None = None,
@@ -104,18 +109,17 @@ class Session:
         self.agent_session_id = agent_session_id
         self.link = link
         self.cwd = cwd
-        self.permissions = permissions
         self.thread = Thread()
-        self.tools = SessionTools(self, fs.PathFence([cwd, *extra_roots]), base_env)
-        self.status: Status = "idle"
+        self.state = SessionState()
+        self.tools = SessionTools(
+            fs.PathFence([cwd, *extra_roots]), base_env, on_output=self._terminal_output
+        )
         self.cursor = 0
+        #: The running turn (None: no turn is running).
         self.turn: Turn | None = None
-        self.plan: list[dict[str, Any]] = []
-        self.commands: list[dict[str, Any]] = []
-        self.modes: dict[str, Any] | None = None
-        self.config_options: list[dict[str, Any]] = []
-        self.title: str | None = None
-        self.usage: dict[str, Any] | None = None
+        #: The status between turns.
+        self._rest: Literal["idle", "error"] = "idle"
+        self._closed = False
         self.last_stop_reason: str | None = None
         self.mcp_servers = list(mcp_servers or [])
         self._hub = hub
@@ -126,28 +130,60 @@ class Session:
         self._settling: asyncio.Future[Any] | None = None
         #: The last turn was cancelled: its next prompt may get a stale answer.
         self._after_cancel = False
-        #: Appends the transcript to the local history (None: not kept).
-        self.recorder: SessionRecorder | None = None
         #: A flood of errors (malformed updates) is coalesced.
         self._errors = Coalescer(self.commit)
         #: The text its entries may hold; what does not fit goes to files.
         self.budget = budget if budget is not None else TextBudget()
+        self._target = Target(self.thread, self.state, self.budget, self.tools.shown_output)
+        self._waiters = PermissionWaiters()
+
+    # -- what it holds ---------------------------------------------------------
+
+    @property
+    def status(self) -> Status:
+        if self._closed:
+            return "closed"
+        return "running" if self.turn is not None else self._rest
+
+    @property
+    def plan(self) -> list[dict[str, Any]]:
+        return self.state.plan
+
+    @property
+    def commands(self) -> list[dict[str, Any]]:
+        return self.state.commands
+
+    @property
+    def modes(self) -> dict[str, Any] | None:
+        return self.state.modes
+
+    @property
+    def config_options(self) -> list[dict[str, Any]]:
+        return self.state.config_options
+
+    @property
+    def title(self) -> str | None:
+        return self.state.title
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        return self.state.usage
 
     # -- committing ------------------------------------------------------
 
     def commit(self, event: Event) -> None:
-        if self.recorder is not None and event.type in _ENTRY_EVENTS:
-            index = event.data.get("index")
-            self.recorder.changed(index if isinstance(index, int) else None)
         self.cursor += 1
         event.session_id = self.session_id
         event.cursor = self.cursor
         self._hub.publish(event)
+        self._waiters.settle(event)
 
-    def save_history(self) -> None:
-        """Append what changed to the local history (turn starts and ends)."""
-        if self.recorder is not None:
-            self.recorder.flush(self)
+    def _commit_all(self, events: list[Event]) -> None:
+        for event in events:
+            if event.type == "error":
+                self._errors.offer(str(event.data["code"]), event)
+            else:
+                self.commit(event)
 
     def describe_failure(self, error: HostError) -> str:
         """An error entry's text: the error, its cause, the agent's stderr, its log."""
@@ -158,12 +194,22 @@ class Session:
     def report_error(self, code: str, message: str) -> None:
         self._errors.offer(code, Event("error", {"code": code, "message": message}))
 
-    def set_status(
+    def add_notice(self, level: NoticeLevel, text: str) -> None:
+        """A line of the host's own in the log."""
+        self.commit(self.thread.append_notice(level, text))
+
+    def carry_over(self, entries: Iterable[Entry]) -> None:
+        """Copies of another thread's entries (a session resumed in a new agent)."""
+        for entry in entries:
+            self.commit(self.thread.append_copy(entry))
+
+    def _enter(
         self, status: Status, *, stop_reason: str | None = None, message: str | None = None
     ) -> None:
+        """Commit ``status-changed``: the one place a status is announced,
+        always right where the status itself changed."""
+        assert self.status == status, (self.status, status)
         self._errors.flush()  # a turn's summary of errors comes before its end
-        self.status = status
-        self.save_history()
         data: dict[str, Any] = {"status": status}
         if stop_reason is not None:
             data["stopReason"] = stop_reason
@@ -171,68 +217,73 @@ class Session:
             data["message"] = message
         self.commit(Event("status-changed", data))
 
+    def _rest_at(self, status: Literal["idle", "error"], **details: str | None) -> None:
+        self._rest = status
+        if not self._closed:
+            self._enter(status, **details)
+
+    # -- the agent's updates and requests ---------------------------------
+
     def apply_update(self, update: Any) -> None:
         """An agent's ``session/update`` (synchronous, in arrival order)."""
-        if self.status == "closed":
+        if self._closed:
             return
-        if self.turn is not None and not self.turn.content_seen and _is_content(update):
+        if self.turn is not None and not self.turn.content_seen and is_reply_content(update):
             self.turn.content_seen = True
-        apply_update(self, update)
+        self._commit_all(apply_update(self._target, update))
+
+    def request_permission(
+        self, tool_call: dict[str, Any], options: list[dict[str, Any]]
+    ) -> tuple[str, Awaitable[dict[str, Any]]]:
+        """The agent asks to run ``tool_call``: the request id, and the answer
+        to give it once the request is resolved."""
+        tool_call_id, events = permission_entry(self._target, tool_call)
+        self._commit_all(events)
+        request_id = new_request_id()
+        future = self._waiters.open(request_id)
+        self._commit_all(self.thread.request_permission(tool_call_id, request_id, options))
+        return request_id, answer(future)
+
+    def owns_request(self, request_id: str) -> bool:
+        """Whether permission request ``request_id`` is (or was) this session's."""
+        return self.thread.waiting(request_id) is not None or self.thread.was_resolved(request_id)
+
+    def decide(self, request_id: str, option_id: str) -> None:
+        self._commit_all(self.thread.decide_permission(request_id, option_id))
+
+    def cancel_request(self, request_id: str) -> None:
+        self._commit_all(self.thread.cancel_permission(request_id))
+
+    def _cancel_requests(self) -> None:
+        self._commit_all(self.thread.cancel_permissions())
+
+    def _terminal_output(self, terminal_id: str, output: dict[str, Any]) -> None:
+        self._commit_all(self.thread.show_terminal(terminal_id, output))
+
+    # -- modes, config, usage ------------------------------------------------
 
     def set_current_mode(self, mode_id: str, *, note: bool = True) -> None:
-        before = (self.modes or {}).get("currentModeId")
-        if self.modes is not None:
-            self.modes = {**self.modes, "currentModeId": mode_id}
-        self.commit(Event("mode-changed", {"currentModeId": mode_id}))
-        if note and before is not None and before != mode_id:
-            self.commit(
-                self.thread.append_notice("info", session_settings.mode_note(self.modes, mode_id))
-            )
+        self._commit_all(session_state.change_mode(self.thread, self.state, mode_id, note=note))
 
     def adopt_config_options(self, options: list[dict[str, Any]], *, note: bool = True) -> None:
         """New config option values (the agent's or the user's): committed,
         with a one-line note in the log for each value that changed."""
-        before, self.config_options = self.config_options, options
-        self.commit(Event("config-updated", {"configOptions": options}))
-        for text in session_settings.config_notes(before, options) if note else ():
-            self.commit(self.thread.append_notice("info", text))
+        self._commit_all(
+            session_state.adopt_config_options(self.thread, self.state, options, note=note)
+        )
 
     def set_usage(self, usage: dict[str, Any]) -> None:
-        self.usage = usage
-        self.commit(Event("usage-updated", usage))
+        self.commit(session_state.set_usage(self.state, usage))
 
     def adopt_setup(self, result: Mapping[str, Any]) -> None:
         """Modes and config options from the agent's session/new answer."""
-        modes = result.get("modes")
-        self.modes = dict(modes) if isinstance(modes, Mapping) else None
-        options = result.get("configOptions")
-        self.config_options = list(options) if isinstance(options, list) else []
-
-    def entry_for_permission(self, tool_call: dict[str, Any]) -> ToolCallEntry:
-        """The entry a permission request is about, created from the
-        request's ``toolCall`` when the agent never announced it."""
-        fields = {key: value for key, value in tool_call.items() if key != "status"}
-        fields = admit_tool_call(self, fields)
-        if "content" in fields:
-            fields["content"] = self.tools.fill_terminals(fields["content"])
-        found = self.thread.tool_call(str(fields["toolCallId"]))
-        if found is None:
-            fields.setdefault("title", "Tool call")
-            event, entry, _ = self.thread.upsert_tool_call(fields)
-        elif _changes(found[1], fields):
-            event, entry, _ = self.thread.update_tool_call(fields)
-        else:
-            return found[1]
-        account_tool_call(self, entry)
-        self.commit(event)
-        self.tools.watch_terminals(entry)
-        return entry
+        self.state.adopt_setup(result)
 
     # -- turns -----------------------------------------------------------
 
     @property
     def closed(self) -> bool:
-        return self.status == "closed"
+        return self._closed
 
     @property
     def settling(self) -> bool:
@@ -241,7 +292,7 @@ class Session:
         return self._settling is not None and not self._settling.done()
 
     def _require_open(self) -> None:
-        if self.status == "closed":
+        if self._closed:
             raise HostError("agent_exited", f"session {self.session_id} is closed")
 
     async def prompt(self, blocks: list[dict[str, Any]]) -> str:
@@ -254,7 +305,7 @@ class Session:
             self.commit(self.thread.append_user(blocks))
         turn = Turn(first_index=len(self.thread) - (0 if settling else 1))
         self.turn = turn
-        self.set_status("running")
+        self._enter("running")
         try:
             if settling:
                 # After a cancel: the prompt goes in once the agent has settled,
@@ -272,22 +323,23 @@ class Session:
                 and cancel_recovery.is_stale_end_turn(result, turn.content_seen)
             ):
                 result = await self._recover_stale_turn(turn, blocks)
-        except asyncio.CancelledError:
-            self._end_turn(turn)
+        except asyncio.CancelledError:  # the front end gave up on the turn
+            self._release(turn)
+            if self.turn is turn:
+                self.last_stop_reason = "cancelled"
+            self._end(turn, "idle", stop_reason="cancelled")
             raise
         except HostError as exc:
-            self._end_turn(turn)
-            if exc.code != "agent_exited" and self.status != "closed":
-                self.commit(self.thread.append_notice("error", self.describe_failure(exc)))
-                self.set_status("error", message=exc.message)
+            self._release(turn)
+            if exc.code != "agent_exited" and not self._closed and self.turn is turn:
+                self.add_notice("error", self.describe_failure(exc))
+            self._end(turn, "error", message=exc.message)
             raise
         if result is _ABANDONED:
-            self.commit(
-                self.thread.append_notice(
-                    "warning",
-                    f"The agent did not end the turn within {self._cancel_grace:g} s of the "
-                    "cancel; it was cancelled here. Late updates may still arrive.",
-                )
+            self.add_notice(
+                "warning",
+                f"The agent did not end the turn within {self._cancel_grace:g} s of the "
+                "cancel; it was cancelled here. Late updates may still arrive.",
             )
             return self._finish(turn, "cancelled", note=False)
         stop_reason = "end_turn"
@@ -314,7 +366,9 @@ class Session:
             return {"stopReason": "cancelled"}  # cancelled before it was sent
         turn.sent = True
         request = asyncio.ensure_future(
-            self.link.call("session/prompt", {"sessionId": self.agent_session_id, "prompt": blocks})
+            self.link.call(
+                acp.SESSION_PROMPT, {"sessionId": self.agent_session_id, "prompt": blocks}
+            )
         )
         abandoned = asyncio.ensure_future(turn.abandoned.wait())
         try:
@@ -359,43 +413,43 @@ class Session:
         if (
             not link.reopen_after_cancel
             or not cancel_recovery.can_reopen(link.capabilities)
-            or self.status == "closed"
+            or self._closed
         ):
             return
         try:
             await cancel_recovery.reopen(self)
         except HostError as exc:
-            if not self.closed:
-                self.commit(
-                    self.thread.append_notice(
-                        "warning",
-                        f"Could not reopen the agent's session after the cancel: {exc.message}",
-                    )
+            if not self._closed:
+                self.add_notice(
+                    "warning",
+                    f"Could not reopen the agent's session after the cancel: {exc.message}",
                 )
             return
         self._after_cancel = False  # a fresh agent session: nothing stale in it
 
-    def _end_turn(self, turn: Turn) -> None:
+    def _release(self, turn: Turn) -> None:
+        """A turn's loose ends: its cancel grace, the permissions waiting in it."""
         if turn.grace is not None:
             turn.grace.cancel()
-        if self.turn is turn:
-            self.turn = None
-        self.permissions.cancel_all(self)
+        self._cancel_requests()
+
+    def _end(self, turn: Turn, status: Literal["idle", "error"], **details: str | None) -> None:
+        """``turn`` is over: the status changes with it, at once."""
+        if self.turn is not turn:
+            return  # ended already (the session closed)
+        self.turn = None
+        self._rest_at(status, **details)
 
     def _finish(self, turn: Turn, stop_reason: str, *, note: bool = True) -> str:
-        self._end_turn(turn)
-        if stop_reason == "cancelled" and note and not self.closed:
-            self.commit(self.thread.append_notice("info", "Cancelled."))
+        self._release(turn)
+        if stop_reason == "cancelled" and note and not self._closed:
+            self.add_notice("info", "Cancelled.")
         if turn.sent and (stop_reason == "cancelled" or turn.cancel_requested):
             self._after_cancelled(turn)
-        elif stop_reason == "end_turn" and turn.sent and not turn.content_seen and not self.closed:
-            # Never a silent empty turn.
-            self.commit(
-                self.thread.append_notice("info", "The agent ended the turn without a reply.")
-            )
+        elif stop_reason == "end_turn" and turn.sent and not turn.content_seen and not self._closed:
+            self.add_notice("info", "The agent ended the turn without a reply.")  # never silent
         self.last_stop_reason = stop_reason
-        if self.status != "closed":
-            self.set_status("idle", stop_reason=stop_reason)
+        self._end(turn, "idle", stop_reason=stop_reason)
         return stop_reason
 
     async def cancel(self) -> None:
@@ -404,27 +458,21 @@ class Session:
         if turn is None or turn.cancel_requested:
             return
         turn.cancel_requested = True
-        self.permissions.cancel_all(self)
-        self._mark_unfinished(turn.first_index, "canceled")
+        self._cancel_requests()
+        self._commit_all(self.thread.mark_unfinished(turn.first_index, "canceled"))
         if not turn.sent:
             turn.abandoned.set()  # nothing to tell the agent: it never got the prompt
             return
         turn.grace = asyncio.get_running_loop().call_later(self._cancel_grace, turn.abandoned.set)
         with contextlib.suppress(HostError):
-            await self.link.notify("session/cancel", {"sessionId": self.agent_session_id})
-
-    def _mark_unfinished(self, start: int, status: Literal["canceled", "failed"]) -> None:
-        for index in range(start, len(self.thread)):
-            entry = self.thread.entries[index]
-            if isinstance(entry, ToolCallEntry) and entry.status in ("pending", "in_progress"):
-                self.commit(self.thread.set_tool_status(index, status))
+            await self.link.notify(acp.SESSION_CANCEL, {"sessionId": self.agent_session_id})
 
     # -- modes and config --------------------------------------------------
 
     async def set_mode(self, mode_id: str, *, note: bool = True) -> None:
         self._require_open()
         await self.link.call(
-            "session/set_mode", {"sessionId": self.agent_session_id, "modeId": mode_id}
+            acp.SESSION_SET_MODE, {"sessionId": self.agent_session_id, "modeId": mode_id}
         )
         self.set_current_mode(mode_id, note=note)
 
@@ -439,7 +487,7 @@ class Session:
         }
         if isinstance(value, bool):
             params["type"] = "boolean"
-        result = await self.link.call("session/set_config_option", params)
+        result = await self.link.call(acp.SESSION_SET_CONFIG_OPTION, params)
         options = result.get("configOptions") if isinstance(result, dict) else None
         self.adopt_config_options(
             options if isinstance(options, list) else self.config_options, note=note
@@ -454,40 +502,48 @@ class Session:
             "cursor": self.cursor,
             "status": self.status,
             "entries": [entry.to_wire() for entry in self.thread.entries],
-            "plan": self.plan,
-            "availableCommands": self.commands,
-            "configOptions": self.config_options,
+            "plan": self.state.plan,
+            "availableCommands": self.state.commands,
+            "configOptions": self.state.config_options,
         }
-        if self.title is not None:
-            state["title"] = self.title
-        if self.modes is not None:
-            state["modes"] = self.modes
-        if self.usage is not None:
-            state["usage"] = self.usage
+        if self.state.title is not None:
+            state["title"] = self.state.title
+        if self.state.modes is not None:
+            state["modes"] = self.state.modes
+        if self.state.usage is not None:
+            state["usage"] = self.state.usage
         return state
 
     # -- ending ------------------------------------------------------------
 
     def agent_gone(self, message: str, stderr_tail: str) -> None:
         """The agent exited or the connection was closed: error, then closed."""
-        if self.status == "closed":
+        if self._closed:
             return
-        self.permissions.cancel_all(self)
-        if self.turn is not None:
-            self._mark_unfinished(self.turn.first_index, "failed")
-        text = failures.describe(message, stderr=stderr_tail, log=self.link.log_path)
-        self.commit(self.thread.append_notice("error", text))
-        self.set_status("error", message=message)
+        self._cancel_requests()
+        turn = self.turn
+        if turn is not None:
+            self._commit_all(self.thread.mark_unfinished(turn.first_index, "failed"))
+        self.add_notice(
+            "error", failures.describe(message, stderr=stderr_tail, log=self.link.log_path)
+        )
+        if turn is not None:
+            self._release(turn)
+            self._end(turn, "error", message=message)
+        else:
+            self._rest_at("error", message=message)
         self.close()
 
     def close(self) -> None:
         """Closed for good: permissions cancelled, terminals stopped."""
-        if self.status == "closed":
+        if self._closed:
             return
-        self.permissions.cancel_all(self)
+        self._cancel_requests()
         if self.turn is not None:
-            self._end_turn(self.turn)
-        self.set_status("closed")
+            self._release(self.turn)
+            self.turn = None
+        self._closed = True
+        self._enter("closed")
         task = asyncio.ensure_future(self.tools.close())
         self._closing_tasks.add(task)
         task.add_done_callback(self._closing_tasks.discard)
@@ -499,34 +555,8 @@ class Session:
 
 #: What _request returns for a prompt whose answer did not come within the grace.
 _ABANDONED = object()
-_CONTENT_UPDATES = frozenset({"agent_message_chunk", "agent_thought_chunk"})
-_TOOL_UPDATES = frozenset({"tool_call", "tool_call_update"})
-
-
-def _is_content(update: Any) -> bool:
-    """Whether an update is part of a reply: text, a thought or a tool call."""
-    if not isinstance(update, dict):
-        return False
-    kind = update.get("sessionUpdate")
-    if kind in _TOOL_UPDATES:
-        return True
-    if kind not in _CONTENT_UPDATES:
-        return False
-    content = update.get("content")
-    return not (isinstance(content, dict) and content.get("text") == "")
 
 
 def _ignore_result(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
-
-
-def _changes(entry: ToolCallEntry, fields: dict[str, Any]) -> bool:
-    """Whether applying ``fields`` (a tool-call update) would change ``entry``."""
-    current = entry.to_wire()
-    renamed = {"kind": "toolKind"}
-    return any(
-        current.get(renamed.get(key, key)) != value
-        for key, value in fields.items()
-        if key != "toolCallId" and value is not None
-    )

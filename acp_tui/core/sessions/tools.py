@@ -1,20 +1,22 @@
 """A session's client capabilities: ``fs/*`` behind the fence, ``terminal/*`` on ptys.
 
-Also keeps terminal output visible in the thread: a tool call whose content
-embeds ``{"type": "terminal", "terminalId": …}`` gets that terminal's
-output, ``truncated`` flag and exit status copied into the content item as
-the terminal runs (throttled by the terminal manager to about 10 updates a
-second) and a last time when the terminal is released, so the output stays
-in the entry after ``terminal/release``. A terminal id this host never
-created is not looked up: the entry shows what the agent's content carries.
+Terminal output reaches the thread through ``on_output``: whenever a
+terminal's output changes (throttled by the terminal manager to about 10
+updates a second), is killed or released, the session is handed the
+terminal's id and output, and its thread copies that into every tool call
+that embeds the terminal (``{"type": "terminal", "terminalId": …}``). The
+last output of a released terminal is kept, so content the agent re-sends
+still shows it. A terminal id this host never created is not looked up:
+the entry shows what the agent's content carries. Nothing here touches an
+entry.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from acp import RequestError
 from acp.schema import (
@@ -30,38 +32,35 @@ from pydantic import BaseModel, ValidationError
 
 from acp_tui.core.capabilities import fs
 from acp_tui.core.capabilities.terminals import TerminalManager, TerminalSnapshot
-from acp_tui.core.model.entries import ToolCallEntry
-from acp_tui.core.model.events import Event
-from acp_tui.core.model.thread import Thread
 from acp_tui.core.model.validation import describe
+from acp_tui.core.transport.acp_protocol import invalid_params
 
 M = TypeVar("M", bound=BaseModel)
 
 #: Final output of released terminals, kept to refill content the agent re-sends.
 _RELEASED_MEMORY = 32
-
-
-class ToolsOwner(Protocol):
-    thread: Thread
-
-    def commit(self, event: Event) -> None: ...
+#: Called with a terminal's id and its output as content shows it.
+OutputListener = Callable[[str, dict[str, Any]], None]
 
 
 def _parse(model: type[M], params: Any) -> M:
     try:
         return model.model_validate(params)
     except ValidationError as exc:
-        raise RequestError(-32602, f"invalid params ({describe(exc)})") from None
+        raise invalid_params(f"invalid params ({describe(exc)})") from None
 
 
 class SessionTools:
     def __init__(
-        self, owner: ToolsOwner, fence: fs.PathFence, base_env: Mapping[str, str] | None = None
+        self,
+        fence: fs.PathFence,
+        base_env: Mapping[str, str] | None = None,
+        *,
+        on_output: OutputListener | None = None,
     ) -> None:
-        self._owner = owner
         self.fence = fence
+        self.on_output = on_output
         self.terminals = TerminalManager(base_env=base_env, on_change=self._terminal_changed)
-        self._watchers: dict[str, set[str]] = {}
         self._released: OrderedDict[str, TerminalSnapshot] = OrderedDict()
 
     # -- fs/* ------------------------------------------------------------------
@@ -118,14 +117,13 @@ class SessionTools:
         self._released[request.terminal_id] = snapshot
         while len(self._released) > _RELEASED_MEMORY:
             self._released.popitem(last=False)
-        self._refresh_watchers(request.terminal_id, snapshot)
+        self._show(request.terminal_id, snapshot)
         return {}
 
     async def close(self) -> None:
         await self.terminals.close()
-        self._watchers.clear()
 
-    # -- terminal output in tool-call entries --------------------------------
+    # -- terminal output for tool-call entries ----------------------------------
 
     def _snapshot(self, terminal_id: str) -> TerminalSnapshot | None:
         released = self._released.get(terminal_id)
@@ -136,48 +134,23 @@ class SessionTools:
         except RequestError:
             return None
 
-    def fill_terminals(self, content: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-        """``content`` with each known terminal's current output copied in."""
-        if not content:
-            return []
-        filled = []
-        for item in content:
-            if item.get("type") == "terminal":
-                snapshot = self._snapshot(str(item.get("terminalId")))
-                if snapshot is not None:
-                    item = _with_output(item, snapshot)
-            filled.append(item)
-        return filled
-
-    def watch_terminals(self, entry: ToolCallEntry) -> None:
-        for terminal_id in entry.terminal_ids():
-            self._watchers.setdefault(terminal_id, set()).add(entry.tool_call_id)
+    def shown_output(self, terminal_id: str) -> dict[str, Any] | None:
+        """A terminal's output as a content item shows it (None: not ours)."""
+        snapshot = self._snapshot(terminal_id)
+        return _shown(snapshot) if snapshot is not None else None
 
     def _terminal_changed(self, terminal_id: str) -> None:
         snapshot = self._snapshot(terminal_id)
         if snapshot is not None:
-            self._refresh_watchers(terminal_id, snapshot)
+            self._show(terminal_id, snapshot)
 
-    def _refresh_watchers(self, terminal_id: str, snapshot: TerminalSnapshot) -> None:
-        thread = self._owner.thread
-        for tool_call_id in sorted(self._watchers.get(terminal_id, ())):
-            found = thread.tool_call(tool_call_id)
-            if found is None:
-                continue
-            index, entry = found
-            changed = False
-            for position, item in enumerate(entry.content):
-                if item.get("type") == "terminal" and item.get("terminalId") == terminal_id:
-                    updated = _with_output(item, snapshot)
-                    if updated != item:
-                        entry.content[position] = updated
-                        changed = True
-            if changed:
-                self._owner.commit(thread.touch(index))
+    def _show(self, terminal_id: str, snapshot: TerminalSnapshot) -> None:
+        if self.on_output is not None:
+            self.on_output(terminal_id, _shown(snapshot))
 
 
-def _with_output(item: dict[str, Any], snapshot: TerminalSnapshot) -> dict[str, Any]:
-    filled = {**item, "output": snapshot.output, "truncated": snapshot.truncated}
+def _shown(snapshot: TerminalSnapshot) -> dict[str, Any]:
+    shown: dict[str, Any] = {"output": snapshot.output, "truncated": snapshot.truncated}
     if snapshot.exit_status is not None:
-        filled["exitStatus"] = snapshot.exit_status.to_wire()
-    return filled
+        shown["exitStatus"] = snapshot.exit_status.to_wire()
+    return shown

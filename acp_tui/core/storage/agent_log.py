@@ -129,14 +129,17 @@ class AgentLog:
 
 def _summary(message: dict[str, Any]) -> str:
     """A frame as one line: text updates by kind and size, the rest as JSON, cut."""
+    # Here, not at the top: the SDK loads with it, and only a connection needs it.
+    from acp_tui.core.transport.acp_protocol import SESSION_UPDATE
+
     params = message.get("params")
-    if message.get("method") == "session/update" and isinstance(params, dict):
+    if message.get("method") == SESSION_UPDATE and isinstance(params, dict):
         update = params.get("update")
         if isinstance(update, dict):
             content = update.get("content")
             text = content.get("text") if isinstance(content, dict) else None
             if isinstance(text, str):
-                return f"session/update {update.get('sessionUpdate')} ({len(text)} chars)"
+                return f"{SESSION_UPDATE} {update.get('sessionUpdate')} ({len(text)} chars)"
     try:
         line = json.dumps(message, ensure_ascii=False, default=str)
     except (TypeError, ValueError):

@@ -19,7 +19,8 @@ Layout: ``$XDG_DATA_HOME/acp-tui/sessions/<session>.jsonl`` (default
 * ``{"type": "reset"}`` — the agent replayed the session (``session/load``):
   the records before it are superseded by the replay that follows.
 
-Writes are appends of the entries the session marked as changed, flushed and
+Writes (:mod:`acp_tui.core.storage.history_recorder`, which follows the
+session's events) are appends of the entries that changed, flushed and
 fsync'ed whenever the session's status changes (a turn starts or ends, the
 agent goes away). A record keeps at most 1 MiB of any one string: the rest
 of it is in a file of the session's spill folder, named in a marker (the
@@ -44,16 +45,9 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from acp_tui.core.model.agent_markup import readable_title
-from acp_tui.core.model.budget import Spill, bounded_record
-from acp_tui.core.model.entries import UserEntry
-from acp_tui.core.sessions import settings as session_settings
-from acp_tui.core.transport.json_frames import dumps, to_utf8
-
-if TYPE_CHECKING:
-    from acp_tui.core.sessions.session import Session
+from acp_tui.core.storage.history_recorder import SessionRecorder
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +58,6 @@ DEFAULT_MAX_AGE_DAYS = 90.0
 #: and of its end for the last summary.
 _HEAD_BYTES = 64 * 1024
 _TAIL_BYTES = 16 * 1024
-FIRST_PROMPT_CHARS = 200
 
 
 def default_root(env: Mapping[str, str] | None = None) -> Path:
@@ -223,93 +216,6 @@ class HistoryStore:
         raise KeyError(key)
 
 
-class SessionRecorder:
-    """Appends one session's committed entries to its file."""
-
-    def __init__(self, path: Path, first_records: list[dict[str, Any]]) -> None:
-        self.path = path
-        self._pending = list(first_records)
-        #: Entries changed since the last flush (the session marks them as it
-        #: commits); None: look at every entry.
-        self._dirty: set[int] | None = None
-        self._title: str | None = None
-        self._prompts: set[int] = set()
-        self._summary: tuple[int, str] | None = None
-        self._settings: dict[str, Any] | None = None
-        self.failed = False
-        #: Where a string too long for a record is kept (see core/budget.py).
-        self.spill: Spill | None = None
-
-    def changed(self, index: int | None) -> None:
-        """Entry ``index`` was appended or changed (None: any may have)."""
-        if index is None:
-            self._dirty = None
-        elif self._dirty is not None:
-            self._dirty.add(index)
-
-    def flush(self, session: Session) -> None:
-        """Append what changed since the last flush, then fsync."""
-        if self.failed:
-            return
-        records = self._pending
-        self._pending = []
-        entries = session.thread.entries
-        dirty = range(len(entries)) if self._dirty is None else sorted(self._dirty)
-        self._dirty = set()
-        for index in dirty:
-            if index < len(entries):
-                entry = entries[index]
-                if entry.kind == "user":
-                    self._prompts.add(index)
-                wire = _stored(entry.to_wire())
-                records.append({"type": "entry", "index": index, "entry": wire})
-        if session.title and session.title != self._title:
-            self._title = session.title
-            records.append({"type": "title", "title": session.title})
-        records += self._changed_summary(session)
-        if not records:
-            return
-        data = b"".join(_record_line(bounded_record(r, self.spill)) for r in records)
-        try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except OSError as exc:
-            # History is a convenience: losing it must never break the session.
-            self.failed = True
-            log.warning("cannot write the session history (%s); history is off for it", exc)
-
-    def _changed_summary(self, session: Session) -> list[dict[str, Any]]:
-        records: list[dict[str, Any]] = []
-        entries = session.thread.entries
-        self._prompts = {i for i in self._prompts if i < len(entries) and entries[i].kind == "user"}
-        if self._prompts:
-            first = entries[min(self._prompts)]
-            text = readable_title(first.text if isinstance(first, UserEntry) else "")
-            summary = (len(self._prompts), " ".join(text.split())[:FIRST_PROMPT_CHARS])
-            if summary != self._summary:
-                self._summary = summary
-                records.append({"type": "summary", "turns": summary[0], "firstPrompt": summary[1]})
-        settings = session_settings.current(session)
-        if settings != self._settings and ("mode" in settings or settings["config"]):
-            self._settings = settings
-            records.append({"type": "settings", **settings})
-        return records
-
-
-def _record_line(record: dict[str, Any]) -> bytes:
-    """One record as a line; what cannot be written (a lone surrogate that
-    slipped through, a non-finite number) is replaced, never an exception."""
-    try:
-        return to_utf8(dumps(record, compact=False)) + b"\n"
-    except ValueError as exc:
-        log.warning("a history record could not be written (%s); skipped", exc)
-        return b""
-
-
 def read_transcript(path: Path) -> Transcript:
     warnings: list[str] = []
     header: dict[str, Any] = {}
@@ -359,12 +265,6 @@ def read_transcript(path: Path) -> Transcript:
         warnings=warnings,
         settings=settings,
     )
-
-
-def _stored(wire: dict[str, Any]) -> dict[str, Any]:
-    """An entry's wire form as stored: a pending permission is not history."""
-    wire.pop("permission", None)
-    return wire
 
 
 def _cut_torn_tail(path: Path) -> bool:

@@ -19,7 +19,6 @@ atomically; :func:`default_export_name` names one.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -33,23 +32,10 @@ from urllib.parse import unquote
 
 from acp_tui.core.model.content_text import clean, one_line, terminal_text
 from acp_tui.core.model.entries import Entry
+from acp_tui.core.model.tool_text import diff_lines, exit_label, kind_icon
 
 __all__ = ["ExportError", "default_export_name", "fence", "to_markdown", "write_markdown"]
 
-#: One single-cell, text-presentation symbol per ACP tool kind, shared with
-#: the TUI (emoji would be two cells wide in some terminals and one in others).
-KIND_ICONS: dict[str, str] = {
-    "read": "≡",
-    "edit": "✎",
-    "delete": "⌫",
-    "move": "↔",
-    "search": "⌕",
-    "execute": "$",
-    "think": "∴",
-    "fetch": "⇣",
-    "switch_mode": "⇄",
-    "other": "◆",
-}
 NOTICE_LABELS: dict[str, str] = {"info": "ℹ Note", "warning": "⚠ Warning", "error": "✗ Error"}
 SLUG_LIMIT = 48
 
@@ -370,7 +356,7 @@ def _details(summary: str, body: str) -> str:
 
 def _tool_call(wire: Mapping[str, Any], paths: _Paths) -> list[str]:
     kind = str(wire.get("toolKind") or "other")
-    icon = KIND_ICONS.get(kind, KIND_ICONS["other"])
+    icon = kind_icon(kind)
     title = escape(str(wire.get("title") or "")) or escape(kind.replace("_", " "))
     status = one_line(str(wire.get("status") or "pending")).replace("_", " ")
     blocks = [f"### {icon} {title} — {status}"]
@@ -425,54 +411,15 @@ def _diff(item: Mapping[str, Any], paths: _Paths) -> str:
     return fence(f"--- {from_file}\n+++ {one_line(path)}\n" + "".join(lines), "diff")
 
 
-def diff_lines(old: str | None, new: str) -> list[str]:
-    """The hunks of a unified diff from ``old`` to ``new`` (``None``: a new
-    file), each line ending in ``\\n``, without the ``---``/``+++`` header."""
-    if old is None and not new:  # an empty new file: no hunk at all
-        return []
-    out: list[str] = []
-    raw = difflib.unified_diff(_split(old or ""), _split(new), n=3)
-    for index, line in enumerate(raw):
-        if index < 2:  # the ---/+++ header: the caller writes its own
-            continue
-        if line.endswith("\n"):
-            out.append(line)
-        else:
-            out += [line + "\n", "\\ No newline at end of file\n"]
-    return out
-
-
-def _split(text: str) -> list[str]:
-    """Lines with their ``\\n`` (only ``\\n`` separates lines, unlike splitlines)."""
-    parts = clean(text).split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
 def _terminal(item: Mapping[str, Any]) -> str:
     if "output" not in item:
         return "*Terminal output not available.*"
     output = terminal_text(str(item.get("output") or ""))
-    status = exit_label(item.get("exitStatus"))
+    status = escape(exit_label(item.get("exitStatus")))
     if item.get("truncated"):
         status += " · output truncated"
     shown = fence(output, "text") if output else "*No output.*"
     return f"{shown}\n\n*{status}*"
-
-
-def exit_label(exit_status: Any) -> str:
-    """``exit 0``, ``killed by SIGTERM``, ``still running``…"""
-    if not isinstance(exit_status, Mapping):
-        return "still running"
-    signal = exit_status.get("signal")
-    code = exit_status.get("exitCode")
-    if signal:
-        return f"killed by {escape(str(signal))}"
-    if isinstance(code, int):
-        return f"exit {code}"
-    return "exited"
 
 
 def _raw(value: Any) -> str:

@@ -12,6 +12,9 @@ Here:
 * Notifications are handled synchronously, in arrival order, inside the
   read loop. After each message the loop waits until the front ends have
   room (``wait_ready``): while they are behind, the agent is not read.
+  Reading lines already buffered never suspends, so after
+  :data:`READ_SLICE` seconds of it the loop gives the event loop a turn
+  (a front end on the same loop takes its input meanwhile).
 * Incoming requests start synchronously too: ``on_request`` is a plain
   function that does its bookkeeping at once (a permission is registered on
   its entry before the next message is read) and returns an awaitable that
@@ -39,11 +42,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from acp import RequestError
 
+from acp_tui.core.transport.acp_protocol import INTERNAL_ERROR, INVALID_REQUEST
 from acp_tui.core.transport.framing import FrameReader, FrameTooLarge
 from acp_tui.core.transport.json_frames import (
     BadFrame,
@@ -61,10 +66,11 @@ NotificationHandler = Callable[[str, Any], None]
 FrameObserver = Callable[[str, dict[str, Any]], None]
 
 REQUEST_CANCELLED = -32800
-INVALID_REQUEST = -32600
 DEFAULT_MAX_FRAME = 64 * 1024 * 1024
 #: Ids of requests we gave up waiting for, kept so a late answer is not an error.
 ABANDONED_IDS = 256
+#: Seconds of reading buffered messages before the event loop gets a turn.
+READ_SLICE = 0.004
 
 
 class PeerClosed(Exception):
@@ -193,7 +199,12 @@ class JsonRpcPeer:
         The owner then calls :meth:`close` with the reason it determines (the
         agent's exit code, say): outstanding requests fail only then."""
         frames = FrameReader(self._reader, self._max_frame)
+        clock = time.perf_counter
+        slice_end = clock() + READ_SLICE
         while self._closed is None:
+            if clock() >= slice_end:
+                await asyncio.sleep(0)
+                slice_end = clock() + READ_SLICE
             frame = await frames.next()
             if frame is None:
                 break
@@ -281,7 +292,7 @@ class JsonRpcPeer:
             code = error.get("code")
             future.set_exception(
                 RequestError(
-                    code if type(code) is int else -32603,
+                    code if type(code) is int else INTERNAL_ERROR,
                     str(error.get("message", "error")),
                     error.get("data"),
                 )
@@ -320,7 +331,7 @@ class JsonRpcPeer:
         except Exception as exc:
             log.exception("handling an agent request failed")
             response["error"] = {
-                "code": -32603,
+                "code": INTERNAL_ERROR,
                 "message": f"internal error ({type(exc).__name__})",
             }
         with contextlib.suppress(PeerClosed, OutboxFull):

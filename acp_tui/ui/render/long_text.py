@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
@@ -27,6 +26,8 @@ from rich.cells import cell_len, get_character_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
+
+from acp_tui.ui.lru import LRU
 
 Line = list[Segment]
 
@@ -182,7 +183,7 @@ class _LazyPart:
     def __init__(self, lines: LazyLines, make: MakeStrip) -> None:
         self.lines = lines
         self.make = make
-        self._made: OrderedDict[int, Strip] = OrderedDict()
+        self._made: LRU[int, Strip] = LRU(ROW_CACHE)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -190,11 +191,8 @@ class _LazyPart:
     def strip(self, index: int) -> Strip:
         made = self._made.get(index)
         if made is None:
-            made = self._made[index] = self.make(self.lines.line(index))
-            if len(self._made) > ROW_CACHE:
-                self._made.popitem(last=False)
-        else:
-            self._made.move_to_end(index)
+            made = self.make(self.lines.line(index))
+            self._made.set(index, made)
         return made
 
 

@@ -39,7 +39,7 @@ from textual.css.scalar import Scalar
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, RadioSet, SelectionList, Static
 
-from acp_tui.core import ElicitationForm
+from acp_tui.core import ElicitationForm, clean
 from acp_tui.ui.screens.elicitation_fields import FieldBlock
 from acp_tui.ui.screens.on_top import ClosesOnTop
 
@@ -367,9 +367,6 @@ class ElicitationFormScreen(ClosesOnTop, ModalScreen[ElicitationAnswer | None]):
 
 
 def _one_paragraph(text: str) -> Content:
-    """The agent's message as plain text: its own lines, no control characters."""
-    lines = [
-        "".join(c if c.isprintable() or c == "\t" else " " for c in line)
-        for line in text.splitlines()
-    ]
-    return Content("\n".join(lines).strip())
+    """The agent's message as plain text: its own lines, made safe (the core's
+    one sanitizer: escape sequences dropped, other controls shown)."""
+    return Content(clean(text).strip())

@@ -40,6 +40,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from acp_tui.core import one_line
 from acp_tui.ui.clipboard import copy_text, over_ssh
 from acp_tui.ui.screens.on_top import ClosesOnTop
 
@@ -47,7 +48,8 @@ __all__ = ["UrlElicitationScreen"]
 
 
 def _printable(text: str) -> str:
-    return "".join(c if c.isprintable() else "�" for c in text)
+    """Agent text on one line, made safe by the core's one sanitizer."""
+    return one_line(text)
 
 
 class UrlElicitationScreen(ClosesOnTop, ModalScreen[dict[str, Any] | None]):
