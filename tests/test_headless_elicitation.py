@@ -89,6 +89,7 @@ async def test_a_form_question_is_validated_and_the_first_answer_wins(
     asked = await turn.event("elicitation-requested")
     assert asked["sessionId"] == session_id and asked["connectionId"] == connection_id
     assert asked["mode"] == "form" and asked["message"] == "Set up the new project."
+    assert asked["agent"] == "Asking agent"  # its agentInfo title: who asks
     properties = asked["requestedSchema"]["properties"]
     assert set(properties) == {
         "name",
