@@ -3,7 +3,9 @@
 :class:`AgentConnection` spawns the agent (process.py), runs our JSON-RPC
 peer over its stdio (jsonrpc.py), sends ``initialize`` exactly once with
 truthful client capabilities, and routes the agent's requests to the
-session they name. When the agent goes away — it exits, closes stdout, or
+session they name (its questions, ``elicitation/create``, go to
+sessions/elicitations.py; a request we do not implement is answered
+``method_not_found`` at once). When the agent goes away — it exits, closes stdout, or
 the connection is closed — every in-flight request fails with
 ``agent_exited`` (its data carries the stderr tail) and every session
 reports ``error`` then ``closed``.
@@ -18,6 +20,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +35,7 @@ from acp_tui.core.model.coalesce import Coalescer, stderr_summary
 from acp_tui.core.model.events import Event
 from acp_tui.core.model.validation import describe
 from acp_tui.core.sessions.agent_names import command_name
+from acp_tui.core.sessions.elicitations import CLIENT_ELICITATION, ElicitationBook
 from acp_tui.core.sessions.registry import SessionRegistry
 from acp_tui.core.storage.agent_log import AgentLog
 from acp_tui.core.transport import acp_protocol as acp
@@ -62,6 +66,7 @@ STDERR_EVENT_CHARS = 4096
 CLIENT_CAPABILITIES: dict[str, Any] = {
     "fs": {"readTextFile": True, "writeTextFile": True},
     "terminal": True,
+    "elicitation": CLIENT_ELICITATION,
 }
 CLIENT_INFO: dict[str, Any] = {"name": "acp-tui", "title": "acp-tui", "version": __version__}
 
@@ -101,6 +106,7 @@ class AgentConnection:
         *,
         hub: EventHub,
         sessions: SessionRegistry,
+        elicitations: ElicitationBook | None = None,
         base_env: Mapping[str, str] | None = None,
         on_gone: Callable[[AgentConnection], None] | None = None,
         timeouts: Timeouts | None = None,
@@ -124,6 +130,9 @@ class AgentConnection:
         self.closed = False
         self.initialize_count = 0
         self._hub = hub
+        self._elicitations = (
+            elicitations if elicitations is not None else ElicitationBook(hub.publish)
+        )
         self._base_env = dict(os.environ if base_env is None else base_env)
         self._on_gone = on_gone
         self._peer: JsonRpcPeer | None = None
@@ -178,6 +187,8 @@ class AgentConnection:
             stuck_after=self.timeouts.stuck_input,
             on_stuck=self._stuck,
         )
+        # The end of one of our requests closes the questions tied to it.
+        self._peer.on_request_done = partial(self._elicitations.request_ended, self.connection_id)
         self.set_trace(self.trace_frames)
         self._spawn(self._run())
         try:
@@ -268,6 +279,7 @@ class AgentConnection:
         self._errors.flush()
         self._stderr_events.flush()
         tail = process.stderr_tail()
+        self._elicitations.close_connection(self.connection_id)
         if self._peer is not None:
             self._peer.close(PeerClosed(message))
         sessions = self._sessions.of_connection(self.connection_id)
@@ -416,6 +428,11 @@ class AgentConnection:
             session.apply_update(update)
 
     def _on_notification(self, method: str, params: Any) -> None:
+        if method == acp.ELICITATION_COMPLETE:
+            problem = self._elicitations.complete_from(self.connection_id, params)
+            if problem is not None:
+                self._protocol_error(problem)
+            return
         if method != acp.SESSION_UPDATE:
             log.info("ignoring agent notification %s", method)
             return
@@ -435,6 +452,14 @@ class AgentConnection:
 
     def _on_request(self, method: str, params: Any, rpc_id: RpcId) -> Awaitable[Any]:
         """Synchronous first step of every agent request (see jsonrpc.py)."""
+        if method == acp.ELICITATION_CREATE:  # kept in the host's ElicitationBook until answered
+            calls = self._peer.outgoing_calls() if self._peer is not None else {}
+            pending = self._elicitations.ask(
+                self.connection_id, rpc_id, params, self._routed, calls, agent=self.agent_name
+            )
+            return pending.answer()
+        if method not in acp.SESSION_REQUESTS:
+            raise acp.method_not_found(method)  # whatever else it holds
         session = self._session_for(params)
         tools = session.tools
         handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
@@ -474,6 +499,8 @@ class AgentConnection:
         return answer()
 
     def _on_cancel_request(self, rpc_id: RpcId) -> bool:
+        if self._elicitations.withdraw(self.connection_id, rpc_id):
+            return True
         found = self._permission_rpc.get(rpc_id)
         if found is None or found[0].thread.waiting(found[1]) is None:
             return False

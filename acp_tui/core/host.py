@@ -1,6 +1,6 @@
 """The host: the registry of agent connections and sessions, and the command
-API every front end calls (open, create, prompt, cancel, decide, close,
-shutdown, and reporting an error of their own).
+API every front end calls (open, create, prompt, cancel, decide, answer a
+question, close, shutdown, and reporting an error of their own).
 
 Front ends attach an :class:`~acp_tui.core.model.channel.EventChannel` and only
 ever submit commands here and render the events they receive; the host
@@ -35,6 +35,7 @@ from acp_tui.core.model.session_state import kept_settings
 from acp_tui.core.model.validation import describe
 from acp_tui.core.prompting.mentions import BuiltPrompt, PromptCapabilities, build_prompt
 from acp_tui.core.sessions import settings as session_settings
+from acp_tui.core.sessions.elicitations import ElicitationBook
 from acp_tui.core.sessions.registry import SessionRegistry
 from acp_tui.core.sessions.session import CANCEL_GRACE_SECONDS, Session
 from acp_tui.core.storage.history_recorder import Recordings
@@ -80,6 +81,8 @@ class Host:
         self.recordings = Recordings()
         if history is not None:
             self.hub.subscribe(self.recordings.on_event)
+        #: The agents' open questions (elicitation/create), answered with respond_elicitation.
+        self.elicitations = ElicitationBook(self.hub.publish)
         self.connections: dict[str, AgentConnection] = {}
         #: Every session, by its id (the one registry; connections route through it).
         self.sessions = SessionRegistry()
@@ -148,6 +151,7 @@ class Host:
             directory,
             hub=self.hub,
             sessions=self.sessions,
+            elicitations=self.elicitations,
             base_env=self.base_env,
             on_gone=self._connection_gone,
             timeouts=self.timeouts,
@@ -308,6 +312,7 @@ class Host:
             )
         except HostError:
             self.sessions.remove(session)
+            self.elicitations.close_owner(session, "closed")
             session.close()
             raise
         session.adopt_setup(result if isinstance(result, dict) else {})
@@ -435,7 +440,10 @@ class Host:
         return await session.prompt(fix_surrogates(wire))
 
     async def cancel(self, session_id: str) -> None:
-        await self.session(session_id).cancel()
+        session = self.session(session_id)
+        if session.turn is not None and not session.turn.cancel_requested:
+            self.elicitations.close_owner(session, "turn_cancelled")
+        await session.cancel()
 
     async def set_mode(self, session_id: str, mode_id: str) -> None:
         await self.session(session_id).set_mode(mode_id)
@@ -446,7 +454,12 @@ class Host:
         return await self.session(session_id).set_config_option(config_id, value)
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
-        return self.session(session_id).snapshot()
+        session = self.session(session_id)
+        state = session.snapshot()
+        questions = [p.to_wire() for p in self.elicitations.pending(session)]
+        if questions:
+            state["elicitations"] = questions
+        return state
 
     def decide(
         self, request_id: str, option_id: str | None = None, *, cancelled: bool = False
@@ -482,6 +495,20 @@ class Host:
     def add_notice(self, session_id: str, level: NoticeLevel, text: str) -> None:
         """A line of the host's own in a session's log (a front end's news)."""
         self.session(session_id).add_notice(level, text)
+
+    def respond_elicitation(
+        self,
+        request_id: str,
+        action: str,
+        content: Any = None,
+        *,
+        session_id: str | None = None,
+    ) -> None:
+        """Answer an agent's question (``accept`` with the form's content,
+        ``decline`` or ``cancel``): the first answer wins."""
+        if content is not None:
+            content = fix_surrogates(content)  # typed or pasted text
+        self.elicitations.respond(request_id, action, content, session_id=session_id)
 
     # -- the end ------------------------------------------------------------------
 

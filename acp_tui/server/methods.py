@@ -88,6 +88,7 @@ class Methods:
             "session.setConfigOption": self.session_set_config_option,
             "session.snapshot": self.session_snapshot,
             "permission.decide": self.permission_decide,
+            "elicitation.respond": self.elicitation_respond,
         }
 
     async def connection_open(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -193,4 +194,16 @@ class Methods:
         if cancelled is not True and cancelled is not False:
             raise HostError("invalid_params", "cancelled must be a boolean")
         self.host.decide(request_id, _opt_str(params, "optionId"), cancelled=cancelled)
+        return {}
+
+    async def elicitation_respond(self, params: dict[str, Any]) -> dict[str, Any]:
+        content = params.get("content")
+        if content is not None and not isinstance(content, dict):
+            raise HostError("invalid_params", "content must be an object")
+        self.host.respond_elicitation(
+            _str(params, "requestId"),
+            _str(params, "action"),
+            content,
+            session_id=_opt_str(params, "sessionId"),
+        )
         return {}

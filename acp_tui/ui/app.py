@@ -42,6 +42,7 @@ from acp_tui.core import (
 from acp_tui.ui.agent_start import AgentStart
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.conversation import Conversation
+from acp_tui.ui.elicitation_flow import ElicitationFlow
 from acp_tui.ui.event_dispatch import EventDispatch
 from acp_tui.ui.event_pump import pump_events
 from acp_tui.ui.exit_guard import ExitGuard, run_guarded
@@ -131,6 +132,7 @@ class AcpApp(App[int]):
             starting=lambda: self.starter.starting,
         )
         self.permissions = PermissionFlow(self, link)
+        self.elicitations = ElicitationFlow(self, link)
         self.settings = SettingsPicker(self, link, self.conversation)
         flow = None
         if resume:
@@ -145,7 +147,9 @@ class AcpApp(App[int]):
             resume=flow,
             on_ready=self.turns.send_next,
         )
-        self.events = EventDispatch(self.conversation, self, self.turns, self.permissions)
+        self.events = EventDispatch(
+            self.conversation, self, self.turns, self.permissions, self.elicitations
+        )
         self._requested_theme = theme
         self._channel: EventChannel = link.attach()
         self._last_ctrl_c = 0.0

@@ -3,7 +3,9 @@
 Each event is first applied to its session's view (conversation.py); the
 handler then shows what changed, reading only that view: the log re-renders
 the entry, a reply's new text is revealed while the view says a turn runs,
-the status line, the plan, the commands, the permission dialog follow.
+the status line, the plan, the commands, the permission dialog follow. The
+agent's questions go to their flow (elicitation_flow.py) from the events
+themselves: one may come before any session exists (during session/new).
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from typing import TYPE_CHECKING
 
 from acp_tui.core import Event
 from acp_tui.ui.conversation import Applied, Conversation
+from acp_tui.ui.elicitation_flow import ELICITATION_EVENTS
 from acp_tui.ui.export_command import EXPORT_COMMAND
 
 if TYPE_CHECKING:
+    from acp_tui.ui.elicitation_flow import ElicitationFlow
     from acp_tui.ui.permission_flow import PermissionFlow
     from acp_tui.ui.surface import Surface
     from acp_tui.ui.turns import Turns
@@ -30,11 +34,13 @@ class EventDispatch:
         surface: Surface,
         turns: Turns,
         permissions: PermissionFlow,
+        elicitations: ElicitationFlow | None = None,
     ) -> None:
         self.conversation = conversation
         self.surface = surface
         self.turns = turns
         self.permissions = permissions
+        self.elicitations = elicitations
         self.table: dict[str, Handler] = {
             "entry-appended": self._entry_appended,
             "entry-updated": self._entry_updated,
@@ -54,6 +60,11 @@ class EventDispatch:
         if event.type == "error":
             message = str(event.data.get("message", "error"))
             self.surface.toast(message, severity="error", timeout=8)
+            return
+        if event.type in ELICITATION_EVENTS:
+            self.conversation.apply(event)  # its view's cursor moves past it
+            if self.elicitations is not None:
+                self.elicitations.on_event(event)
             return
         handler = self.table.get(event.type)
         if handler is None:

@@ -128,6 +128,10 @@ class HostLink(Protocol):
         self, request_id: str, option_id: str | None = None, *, cancelled: bool = False
     ) -> None: ...
 
+    def respond_elicitation(self, request_id: str, action: str, content: Any = None) -> None:
+        """Answer an agent's question (``elicitation.respond``): ``accept`` (with
+        a form's content), ``decline`` or ``cancel``; the first answer wins."""
+
     def outside_paths(self, session_id: str, entry: ToolCallEntry) -> list[str]:
         """The paths ``entry`` touches outside the session's roots."""
 

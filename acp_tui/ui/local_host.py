@@ -125,6 +125,9 @@ class LocalHost:
     ) -> None:
         self.host.decide(request_id, option_id, cancelled=cancelled)
 
+    def respond_elicitation(self, request_id: str, action: str, content: Any = None) -> None:
+        self.host.respond_elicitation(request_id, action, content)
+
     def outside_paths(self, session_id: str, entry: ToolCallEntry) -> list[str]:
         session = self.host.sessions.get(session_id)
         return outside_paths(entry, session.tools.fence) if session is not None else []

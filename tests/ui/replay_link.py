@@ -134,6 +134,9 @@ class ReplayLink:
     ) -> None:
         raise HostError("already_decided", "a replay decides nothing")
 
+    def respond_elicitation(self, request_id: str, action: str, content: Any = None) -> None:
+        raise HostError("already_decided", "a replay answers nothing")
+
     def outside_paths(self, session_id: str, entry: Any) -> list[str]:
         return []
 

@@ -40,6 +40,22 @@ TERMINAL_OUTPUT = CLIENT_METHODS["terminal_output"]
 TERMINAL_WAIT_FOR_EXIT = CLIENT_METHODS["terminal_wait_for_exit"]
 TERMINAL_KILL = CLIENT_METHODS["terminal_kill"]
 TERMINAL_RELEASE = CLIENT_METHODS["terminal_release"]
+ELICITATION_CREATE = CLIENT_METHODS["elicitation_create"]
+ELICITATION_COMPLETE = CLIENT_METHODS["elicitation_complete"]
+#: The agent's requests a session answers; with ``elicitation/create``, all we
+#: implement (any other is answered ``method_not_found`` at once).
+SESSION_REQUESTS = frozenset(
+    {
+        REQUEST_PERMISSION,
+        FS_READ_TEXT_FILE,
+        FS_WRITE_TEXT_FILE,
+        TERMINAL_CREATE,
+        TERMINAL_OUTPUT,
+        TERMINAL_WAIT_FOR_EXIT,
+        TERMINAL_KILL,
+        TERMINAL_RELEASE,
+    }
+)
 
 # -- error codes -------------------------------------------------------------------
 INVALID_REQUEST = RequestError.invalid_request().code

@@ -26,6 +26,9 @@ Here:
   send raises :class:`~acp_tui.core.transport.outbox.OutboxFull`.
 * ``$/cancel_request`` ends the matching incoming request (error -32800),
   unless ``on_cancel_request`` handles it (a permission answers cancelled).
+* Our requests in progress can be looked up by id (:meth:`outgoing_calls`: an
+  agent's question may be tied to one), and ``on_request_done`` hears of each
+  one's end at once: when its answer is read, before the next message.
 * A frame that cannot be used (over ``max_frame``, nested too deep, not
   JSON) is a protocol error for that one frame (json_frames.py), never the
   end of the connection. When it was an answer to one of our requests (its
@@ -114,6 +117,10 @@ class JsonRpcPeer:
         self._max_frame = max_frame
         self._next_id = 0
         self._outgoing: dict[int, asyncio.Future[Any]] = {}
+        #: (method, params) of each of our requests in progress, by id.
+        self._calls: dict[int, tuple[str, Any]] = {}
+        #: Called with (id, method, params) once each of our requests has ended.
+        self.on_request_done: Callable[[int, str, Any], None] | None = None
         self._incoming: dict[RpcId, asyncio.Task[None]] = {}
         self._incoming_slot = asyncio.Event()
         self._closed: BaseException | None = None
@@ -147,6 +154,7 @@ class JsonRpcPeer:
         self._next_id += 1
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._outgoing[rpc_id] = future
+        self._calls[rpc_id] = (method, params)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -161,6 +169,19 @@ class JsonRpcPeer:
             raise
         finally:
             self._outgoing.pop(rpc_id, None)
+            self._request_done(rpc_id)
+
+    def outgoing_calls(self) -> dict[int, tuple[str, Any]]:
+        """(method, params) of each of our requests still waiting for its answer."""
+        return dict(self._calls)
+
+    def _request_done(self, rpc_id: Any) -> None:
+        call = self._calls.pop(rpc_id, None)
+        if call is not None and self.on_request_done is not None:
+            try:
+                self.on_request_done(rpc_id, *call)
+            except Exception:
+                log.exception("on_request_done failed")
 
     async def notify(self, method: str, params: Any = None) -> None:
         if self._closed is not None:
@@ -224,6 +245,7 @@ class JsonRpcPeer:
         future = self._outgoing.get(rpc_id) if type(rpc_id) is int else None
         if future is not None and not future.done():
             future.set_exception(UnreadableAnswer(f"the answer was {reason}"))
+            self._request_done(rpc_id)
 
     def _dispatch_frame(self, frame: bytes) -> None:
         if not frame.strip():
@@ -264,6 +286,7 @@ class JsonRpcPeer:
             return
         if future.done():
             return
+        self._request_done(rpc_id)
         if "error" in message:
             error = message["error"] if isinstance(message["error"], dict) else {}
             code = error.get("code")

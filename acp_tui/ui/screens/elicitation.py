@@ -41,6 +41,7 @@ from textual.widgets import Button, Checkbox, Input, RadioSet, SelectionList, St
 
 from acp_tui.core import ElicitationForm, clean
 from acp_tui.ui.screens.elicitation_fields import FieldBlock
+from acp_tui.ui.screens.on_top import ClosesOnTop
 
 __all__ = ["ElicitationAnswer", "ElicitationFormScreen"]
 
@@ -51,7 +52,7 @@ _COMPACT_BELOW = 30
 _MIN_FIELD_ROWS = 4
 
 
-class ElicitationFormScreen(ModalScreen[ElicitationAnswer | None]):
+class ElicitationFormScreen(ClosesOnTop, ModalScreen[ElicitationAnswer | None]):
     DEFAULT_CSS = """
     ElicitationFormScreen {
         align: center middle;
@@ -241,10 +242,11 @@ class ElicitationFormScreen(ModalScreen[ElicitationAnswer | None]):
     # ------------------------------------------------------------------ API
 
     def withdraw(self) -> None:
-        """Close the form without an answer (the agent withdrew the question)."""
+        """Close the form without an answer (the agent withdrew the question);
+        when another screen covers it, as soon as it is on top again."""
         if not self._answered and self.is_attached:
             self._answered = True
-            self.dismiss(None)
+            self.dismiss_on_top(None)
 
     def update_total(self, total: int) -> None:
         """More (or fewer) questions are waiting behind this one."""
@@ -340,7 +342,8 @@ class ElicitationFormScreen(ModalScreen[ElicitationAnswer | None]):
                 first = block
         if first is not None:
             first.editor.focus()
-            first.scroll_visible(animate=False)
+            # Once its message is laid out: the message must show too.
+            self.call_after_refresh(first.scroll_visible, animate=False)
             return
         self._answer({"action": "accept", "content": content})
 

@@ -42,6 +42,7 @@ from textual.widgets import Static
 
 from acp_tui.core import one_line
 from acp_tui.ui.clipboard import copy_text, over_ssh
+from acp_tui.ui.screens.on_top import ClosesOnTop
 
 __all__ = ["UrlElicitationScreen"]
 
@@ -51,7 +52,7 @@ def _printable(text: str) -> str:
     return one_line(text)
 
 
-class UrlElicitationScreen(ModalScreen[dict[str, Any] | None]):
+class UrlElicitationScreen(ClosesOnTop, ModalScreen[dict[str, Any] | None]):
     DEFAULT_CSS = """
     UrlElicitationScreen { align: center middle; }
     UrlElicitationScreen > #dialog {
@@ -147,20 +148,24 @@ class UrlElicitationScreen(ModalScreen[dict[str, Any] | None]):
     # ------------------------------------------------------------------ API
 
     def complete(self) -> None:
-        """The agent sent ``elicitation/complete``: close with ``accept``."""
-        self._finish({"action": "accept"})
+        """The agent sent ``elicitation/complete``: close with ``accept``
+        (when another screen covers it, as soon as it is on top again)."""
+        self._finish({"action": "accept"}, on_top=True)
 
     def withdraw(self) -> None:
-        """Close without an answer (the question was withdrawn)."""
-        self._finish(None)
+        """Close without an answer (the question was withdrawn); like complete."""
+        self._finish(None, on_top=True)
 
     # ------------------------------------------------------------------ actions
 
-    def _finish(self, result: dict[str, Any] | None) -> None:
+    def _finish(self, result: dict[str, Any] | None, *, on_top: bool = False) -> None:
         if self._answered or not self.is_attached:
             return
         self._answered = True
-        self.dismiss(result)
+        if on_top:
+            self.dismiss_on_top(result)
+        else:
+            self.dismiss(result)
 
     def _consent(self) -> None:
         if not self.consented:
