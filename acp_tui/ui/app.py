@@ -59,6 +59,9 @@ from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_line import QueueLine
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 
+#: Events and characters of text queued for the screen before the agent waits.
+EVENTS_QUEUED = 1024
+TEXT_QUEUED = 64 * 1024
 DOUBLE_PRESS_SECONDS = 2.0
 #: Below this many rows the plan panel starts folded to one line.
 SHORT_SCREEN = 30
@@ -115,7 +118,10 @@ class AcpApp(App[int]):
         self.permissions = PermissionFlow(self)
         self.settings = SettingsPicker(self)
         self._requested_theme = theme
-        self._channel: EventChannel = self.host.attach()
+        self._channel: EventChannel = self.host.attach(EVENTS_QUEUED)
+        # What the screen is behind by is bounded: past it the core stops
+        # reading the agent, rather than parsing a whole flood ahead of the screen.
+        self._channel.text_budget = TEXT_QUEUED
         self._starts: dict[str, int] = {}
         #: Sessions whose turn runs, from the status events handled.
         self._turns_running: set[str] = set()
