@@ -20,7 +20,7 @@ import time
 from tui_pty import Tui
 
 KEY = "Ω"
-GAP = 0.2
+GAP = 0.05
 
 
 def latencies(tui: Tui, keys: int, typed: int = 0) -> list[float]:

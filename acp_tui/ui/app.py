@@ -68,6 +68,10 @@ from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
     from acp_tui.core import AgentConnection, AgentSpec, Session
+
+#: Events and characters of text queued for the screen before the agent waits.
+EVENTS_QUEUED = 1024
+TEXT_QUEUED = 64 * 1024
 DOUBLE_PRESS_SECONDS = 2.0
 #: Below this many rows the plan panel starts folded to one line.
 SHORT_SCREEN = 30
@@ -151,7 +155,9 @@ class AcpApp(App[int]):
             self.conversation, self, self.turns, self.permissions, self.elicitations
         )
         self._requested_theme = theme
-        self._channel: EventChannel = link.attach()
+        # What the screen is behind by is bounded: past it the core stops
+        # reading the agent, rather than parsing a whole flood ahead of the screen.
+        self._channel: EventChannel = link.attach(EVENTS_QUEUED, TEXT_QUEUED)
         self._last_ctrl_c = 0.0
         self._quitting = False
         #: When the user last changed the draft (a dialog opening then waits).

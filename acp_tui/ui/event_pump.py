@@ -3,10 +3,11 @@
 Events are handled in slices of time, not of count: each slice handles
 what is queued for up to ``budget`` seconds, then gives the loop back, so
 a key the user types waits a slice at most, whatever the agent floods.
-A slice starts at most once per ``frame``: what arrives in between is
-handled together (and, under a flood, merged by the channel), so the log
-renders once a frame rather than once per burst, and the rest of the
-frame is the loop's: input, the screen, and the core reading the agent.
+When a slice ends with events still queued (a flood), the next one starts
+a ``frame`` after it: what arrives in between is handled together (and
+merged by the channel), so the log renders once a frame rather than once
+per burst, and the rest of the frame is the loop's: input, the screen, and
+the core reading the agent. Otherwise the next event is handled as it comes.
 """
 
 from __future__ import annotations
@@ -40,10 +41,16 @@ async def pump_events(
         started = clock()
         deadline = started + budget
         handle(event)
+        drained = False
         while clock() < deadline:
             more = channel.get_nowait()
             if more is None:
+                drained = True
                 break
             handle(more)
-        # The rest of the frame is the loop's; events gather meanwhile.
-        await asyncio.sleep(max(frame - (clock() - started), 0))
+        if drained:
+            # Nothing waits: the next event is handled as soon as it comes.
+            await asyncio.sleep(0)
+        else:
+            # A flood: the rest of the frame is the loop's; events gather meanwhile.
+            await asyncio.sleep(max(frame - (clock() - started), 0))

@@ -67,7 +67,9 @@ class HostLink(Protocol):
     def history_root(self) -> Path | None:
         """Where sessions are kept (None: nowhere)."""
 
-    def attach(self) -> EventChannel: ...
+    def attach(self, capacity: int, text_budget: int) -> EventChannel:
+        """A channel of every session's events, holding at most ``capacity``
+        events and ``text_budget`` characters of text before the host waits."""
 
     def detach(self, channel: EventChannel) -> None: ...
 

@@ -32,8 +32,10 @@ class LocalHost:
         history = self.host.history
         return history.root if history is not None else None
 
-    def attach(self) -> EventChannel:
-        return self.host.attach()
+    def attach(self, capacity: int, text_budget: int) -> EventChannel:
+        channel = self.host.attach(capacity)
+        channel.text_budget = text_budget
+        return channel
 
     def detach(self, channel: EventChannel) -> None:
         self.host.detach(channel)

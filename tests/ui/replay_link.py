@@ -63,7 +63,9 @@ class ReplayLink:
     def history_root(self) -> Path | None:
         return None
 
-    def attach(self) -> EventChannel:
+    def attach(self, capacity: int, text_budget: int) -> EventChannel:
+        # The whole recording is queued at once: the bounds a live host keeps
+        # would only make the replay wait on itself.
         self._channel = EventChannel(capacity=2 * len(self.events) + 16)
         return self._channel
 

@@ -148,7 +148,7 @@ class ReplyRenderer:
             return None
         pad = [Segment("  ", styles.text)]
         done = growing.done
-        for line in stream.done[len(done) :]:
+        for line in stream.take_done():
             done.append(make([*pad, *line]))  # type: ignore[misc]
         tail = [make([*pad, *line]) for line in rows]  # type: ignore[misc]
         body = len(done) + len(tail)

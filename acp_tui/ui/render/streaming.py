@@ -127,6 +127,8 @@ class _Joined:
 
     done: Rows = field(default_factory=list)
     held: Line | LazyLines | None = None
+    #: Lines pushed to ``done`` so far (it may have been taken away since).
+    pushed: int = 0
 
     def add(self, unit: _Unit, width: int, styles: RenderStyles) -> None:
         lines = unit.lines
@@ -138,7 +140,7 @@ class _Joined:
                 lines = lines[1:]
                 if not lines:
                     return
-        elif self.held is not None or self.done:
+        elif self.held is not None or self.pushed:
             self._push(blank(width, styles.text))
         for line in lines:
             self._push(line)
@@ -146,6 +148,7 @@ class _Joined:
     def _push(self, line: Line | LazyLines) -> None:
         if self.held is not None:
             self.done.append(self.held)
+            self.pushed += 1
         self.held = line
 
 
@@ -169,10 +172,11 @@ class MarkdownStream:
         #: The last update ran out of time: complete lines are left to take in.
         self.behind = False
 
-    @property
-    def done(self) -> Rows:
-        """The lines that will not change (only ever appended to)."""
-        return self._joined.done
+    def take_done(self) -> Rows:
+        """The lines finished since the last call (they will not change)."""
+        done = self._joined.done
+        self._joined.done = []
+        return done
 
     def update(self, raw: str, count: int, deadline: float | None = None) -> Rows:
         """Take ``raw[:count]`` in; returns the lines after :attr:`done`.
@@ -212,7 +216,7 @@ class MarkdownStream:
         """:meth:`_open` for a partial text of several lines: taken in by a copy
         (O(what is open and done), only while such a text is last)."""
         other = copy.copy(self)
-        other._joined = _Joined(list(self._joined.done), self._joined.held)
+        other._joined = _Joined(list(self._joined.done), self._joined.held, self._joined.pushed)
         if self._block is not None:
             block = other._block = copy.copy(self._block)
             block.lines = list(block.lines)
@@ -285,7 +289,7 @@ class MarkdownStream:
             units += self._pieces(block, [*([""] * self._blank_run), partial])
         else:
             units += self._pieces(block, [partial])
-        joined = _Joined(held=self._joined.held)
+        joined = _Joined(held=self._joined.held, pushed=self._joined.pushed)
         for number, (piece, piece_number) in enumerate(units):
             tail = number == len(units) - 1
             lines = self._markdown.block(piece, self.width, self.styles, tail=tail)

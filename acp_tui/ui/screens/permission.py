@@ -345,8 +345,12 @@ class PermissionScreen(ModalScreen[str | None]):
             yield Static(self._hint_text(), id="hint", markup=False)
 
     def on_mount(self) -> None:
+        counters = self.query("#counter").results(Static)
+        counter = next(counters, None)
+        if counter is None:
+            return  # dismissed before it was mounted (resolved elsewhere at once)
         # The total may have changed between compose and mount.
-        self.query_one("#counter", Static).update(self._counter_text())
+        counter.update(self._counter_text())
         self._show_highlight()
         if self._arm_after > 0:
             self._delay_arming()

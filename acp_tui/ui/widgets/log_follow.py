@@ -91,6 +91,13 @@ class FollowingScrollView(ScrollView):
         elif distance > FOLLOW_THRESHOLD:
             self.following = False
 
+    def watch_scroll_target_y(self, old_value: float, new_value: float) -> None:
+        # An animated scroll (Page Up) sets its target first: the user has left
+        # the tail already, before the view gets there (the tail, growing
+        # meanwhile, would otherwise pull the view back down).
+        if not self._programmatic_scroll and self.max_scroll_y - new_value > FOLLOW_THRESHOLD:
+            self.following = False
+
     def watch_following(self, following: bool) -> None:
         if following:
             self.new_output_below = False
