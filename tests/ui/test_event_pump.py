@@ -6,8 +6,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from acp_tui.core.channel import EventChannel
-from acp_tui.core.events import Event
+from acp_tui.core.model.channel import EventChannel
+from acp_tui.core.model.events import Event
 
 from acp_tui.ui.event_pump import pump_events
 
