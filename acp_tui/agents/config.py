@@ -55,7 +55,7 @@ from acp_tui.core.state_paths import shown_path
 from acp_tui.core.timeouts import Timeouts
 
 if TYPE_CHECKING:
-    from acp_tui.core.connection import AgentSpec
+    from acp_tui.core.agent_spec import AgentSpec
 
 CONFIG_ENV = "ACP_TUI_CONFIG"
 DEFAULT_AGENT = "demo"
@@ -133,7 +133,7 @@ class CustomAgent:
         return shutil.which(self.command), f"`{self.command}`", "on PATH"
 
     def find(self) -> AgentSpec | None:
-        from acp_tui.core.connection import AgentSpec
+        from acp_tui.core.agent_spec import AgentSpec
 
         path, _, _ = self.executable()
         if path is None:

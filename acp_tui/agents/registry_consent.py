@@ -36,7 +36,7 @@ from acp_tui.agents.config import RUNNERS, Config, RegistryAnswer, display_path
 from acp_tui.agents.registry import Package, RegistryAgent, current_platform
 
 if TYPE_CHECKING:
-    from acp_tui.core.connection import AgentSpec
+    from acp_tui.core.agent_spec import AgentSpec
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 YES_ALWAYS, YES_ONCE, NO, CANCEL = "always", "once", "no", "cancel"
@@ -116,7 +116,7 @@ def launch(
     a yes; the answer is appended to ``config_file``. Raises
     :class:`RegistryUnavailable` with the whole explanation otherwise.
     """
-    from acp_tui.core.connection import AgentSpec
+    from acp_tui.core.agent_spec import AgentSpec
 
     twin = twin_preset(agent.id)
     found = presets.locate(twin) if twin is not None else None

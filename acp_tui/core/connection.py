@@ -17,7 +17,6 @@ import itertools
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,7 @@ from pydantic import ValidationError
 
 from acp_tui import __version__
 from acp_tui.core.agent_log import AgentLog
-from acp_tui.core.agent_names import command_name
+from acp_tui.core.agent_spec import AgentSpec as AgentSpec  # (re-exported)
 from acp_tui.core.channel import EventHub
 from acp_tui.core.coalesce import Coalescer, stderr_summary
 from acp_tui.core.errors import HostError
@@ -63,32 +62,6 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
     "terminal": True,
 }
 CLIENT_INFO: dict[str, Any] = {"name": "acp-tui", "title": "acp-tui", "version": __version__}
-
-
-@dataclass(frozen=True)
-class AgentSpec:
-    """How to start an agent: what ``connection.open`` caches by (with the cwd)."""
-
-    command: str
-    args: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
-    #: A display name (the preset's), not part of the identity.
-    name: str = field(default="", compare=False)
-
-    @classmethod
-    def of(
-        cls,
-        command: str,
-        args: list[str] | tuple[str, ...] = (),
-        env: Mapping[str, str] | None = None,
-        name: str = "",
-    ) -> AgentSpec:
-        return cls(command, tuple(args), tuple(sorted((env or {}).items())), name)
-
-    @property
-    def display_name(self) -> str:
-        """The preset's name, else the command's script's (agent_names.py)."""
-        return self.name or command_name(self.command, self.args)
 
 
 class AgentConnection:

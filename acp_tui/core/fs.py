@@ -46,9 +46,10 @@ import stat
 from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acp import RequestError
+if TYPE_CHECKING:
+    from acp import RequestError
 
 __all__ = ["MAX_TEXT_BYTES", "PathFence", "read_text_file", "write_text_file"]
 
@@ -68,6 +69,10 @@ _NEW_FILE_MODE = 0o666  # the kernel applies the umask on creation
 
 
 def _error(code: int, message: str, name: str | None = None, **extra: Any) -> RequestError:
+    # The SDK is imported on the first failure: painting the TUI needs this
+    # module (paths in tool calls), not the SDK's schema.
+    from acp import RequestError
+
     data: dict[str, Any] = {} if name is None else {"path": name}
     data.update(extra)
     return RequestError(code, message, data or None)

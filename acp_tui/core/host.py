@@ -11,29 +11,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
-
-from acp.schema import PromptRequest
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Literal
 
 from acp_tui import ACP_HOST_VERSION
 from acp_tui.core import session_settings
 from acp_tui.core.agent_markup import readable_title
+from acp_tui.core.agent_spec import AgentSpec
 from acp_tui.core.budget import DEFAULT_BUDGET, Spill, TextBudget, default_spill_root
 from acp_tui.core.channel import DEFAULT_CAPACITY, EventChannel, EventHub
-from acp_tui.core.connection import AgentConnection, AgentSpec, next_connection_id
 from acp_tui.core.entries import Entry
 from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.history_store import HistoryStore, file_name
 from acp_tui.core.json_frames import fix_surrogates
 from acp_tui.core.permissions import PermissionBook
-from acp_tui.core.session import CANCEL_GRACE_SECONDS, Session
-from acp_tui.core.timeouts import Timeouts
-from acp_tui.core.validation import describe
+from acp_tui.core.timeouts import CANCEL_GRACE_SECONDS, Timeouts
+
+if TYPE_CHECKING:
+    # Imported where a connection or a session is made: a front end paints
+    # before it loads the SDK's schema, JSON-RPC and processes.
+    from acp_tui.core.connection import AgentConnection
+    from acp_tui.core.session import Session
 
 Identity = tuple[AgentSpec, str]
 #: ``session/list`` pages read at most (a misbehaving agent could page forever).
@@ -42,6 +44,15 @@ MAX_LIST_PAGES = 20
 _KEPT = ("turns", "firstPrompt")
 
 log = logging.getLogger(__name__)
+
+
+def load_connection_modules() -> None:
+    """Import what only connections and sessions need: the SDK's schema
+    (~0.5 s of pydantic models), JSON-RPC, processes. :class:`Host` imports
+    them when it first opens a connection; a front end may load them ahead,
+    in a thread, once it has painted."""
+    importlib.import_module("acp_tui.core.connection")
+    importlib.import_module("acp_tui.core.session")
 
 
 class Host:
@@ -125,6 +136,8 @@ class Host:
             if trace_frames:
                 connection.set_trace(True)
             return connection, True
+        from acp_tui.core.connection import AgentConnection, next_connection_id
+
         future: asyncio.Future[AgentConnection] = asyncio.get_running_loop().create_future()
         self._opening[identity] = future
         connection = AgentConnection(
@@ -223,6 +236,8 @@ class Host:
             # Two live sessions with one agent id (two agents reusing ids).
             # A closed one's id is taken over: resuming it keeps its id.
             session_id = f"{agent_session_id}@{connection.connection_id}"
+        from acp_tui.core.session import Session
+
         session = Session(
             session_id=session_id,
             agent_session_id=agent_session_id,
@@ -381,6 +396,11 @@ class Host:
 
     async def prompt(self, session_id: str, blocks: list[dict[str, Any]]) -> str:
         self._check_running()
+        from acp.schema import PromptRequest
+        from pydantic import ValidationError
+
+        from acp_tui.core.validation import describe
+
         session = self.session(session_id)
         try:
             request = PromptRequest.model_validate({"sessionId": session_id, "prompt": blocks})

@@ -31,6 +31,7 @@ from acp_tui.core.history_store import SessionRecorder
 from acp_tui.core.permissions import PermissionBook
 from acp_tui.core.session_tools import SessionTools
 from acp_tui.core.thread import Thread
+from acp_tui.core.timeouts import CANCEL_GRACE_SECONDS
 from acp_tui.core.updates import account_tool_call, admit_tool_call, apply_update
 
 log = logging.getLogger(__name__)
@@ -39,9 +40,6 @@ Status = Literal["idle", "running", "error", "closed"]
 
 #: Events that change the entry list (the history recorder marks them).
 _ENTRY_EVENTS = frozenset({"entry-appended", "entry-updated", "entries-removed"})
-
-#: How long a cancelled turn may take to end before it ends for the user anyway.
-CANCEL_GRACE_SECONDS = 5.0
 
 
 class AgentLink(Protocol):

@@ -13,7 +13,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION
 
 from acp_tui import ACP_HOST_VERSION
-from acp_tui.core.connection import AgentSpec
+from acp_tui.core.agent_spec import AgentSpec
 from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
 from acp_tui.core.session import Session

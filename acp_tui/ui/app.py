@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import time
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
 from textual.app import App, ComposeResult
@@ -25,17 +25,16 @@ from textual.widgets import TextArea
 
 from acp_tui.core import failures
 from acp_tui.core.agent_log import logs_dir
+from acp_tui.core.agent_spec import AgentSpec
 from acp_tui.core.budget import DEFAULT_BUDGET
 from acp_tui.core.channel import ChannelClosed, EventChannel
-from acp_tui.core.connection import AgentConnection, AgentSpec
 from acp_tui.core.content_text import clean, one_line
 from acp_tui.core.entries import Entry, NoticeEntry
 from acp_tui.core.errors import HostError, is_auth_required
 from acp_tui.core.events import Event
 from acp_tui.core.history_store import HistoryStore
-from acp_tui.core.host import Host
+from acp_tui.core.host import Host, load_connection_modules
 from acp_tui.core.mentions import PromptCapabilities, build_prompt
-from acp_tui.core.session import Session
 from acp_tui.core.timeouts import Timeouts
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.exit_guard import ExitGuard, run_guarded
@@ -56,6 +55,10 @@ from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_line import QueueLine
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
+
+if TYPE_CHECKING:
+    from acp_tui.core.connection import AgentConnection
+    from acp_tui.core.session import Session
 
 #: Events handled per batch before the UI gets a turn (keeps it responsive under floods).
 EVENT_BATCH = 256
@@ -136,6 +139,8 @@ class AcpApp(App[int]):
         #: Bounds the quit and ends the process whatever happens (run_tui sets it).
         self.exit_guard: ExitGuard | None = None
         self._ui_loop: asyncio.AbstractEventLoop | None = None
+        #: Set once the first frame is on the terminal (Textual's Ready).
+        self._painted = asyncio.Event()
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
@@ -206,6 +211,9 @@ class AcpApp(App[int]):
         self._start_agent()
         self.refresh_status()
 
+    def on_ready(self) -> None:
+        self._painted.set()
+
     # -- the agent -----------------------------------------------------------------
 
     def _notice(self, level: str, text: str) -> None:
@@ -221,6 +229,10 @@ class AcpApp(App[int]):
         self._starting = True
         self._start_failed = False
         self.refresh_status()
+        # What only the connection needs (the SDK's schema: ~0.5 s) is loaded
+        # after the first frame, in a thread: typing works meanwhile.
+        await self._painted.wait()
+        await asyncio.to_thread(load_connection_modules)
         connection: AgentConnection | None = None
         try:
             connection, _ = await self.host.open_connection(self.spec, self.cwd)

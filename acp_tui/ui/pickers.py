@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from acp_tui.core.connection import AgentConnection
 from acp_tui.core.errors import HostError
-from acp_tui.core.session import Session
 from acp_tui.core.session_settings import flat_choices
 from acp_tui.core.session_settings import value_name as settings_value_name
 from acp_tui.ui.screens.choice import Choice, ChoiceScreen
 from acp_tui.ui.widgets.status_bar import StatusInfo
 
 if TYPE_CHECKING:
+    from acp_tui.core.connection import AgentConnection
+    from acp_tui.core.session import Session
     from acp_tui.ui.app import AcpApp
 
 __all__ = [

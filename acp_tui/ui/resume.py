@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.core.agent_markup import readable_title
-from acp_tui.core.connection import AgentConnection, AgentSpec
+from acp_tui.core.agent_spec import AgentSpec
 from acp_tui.core.entries import Entry, NoticeEntry, entry_from_wire
 from acp_tui.core.errors import HostError
-from acp_tui.core.session import Session
 from acp_tui.ui.screens.choice import Choice, ChoiceScreen
 
 if TYPE_CHECKING:
+    from acp_tui.core.connection import AgentConnection
+    from acp_tui.core.session import Session
     from acp_tui.ui.app import AcpApp
 
 __all__ = ["LATEST", "PICK", "ResumeFlow", "resume_hint", "session_choices"]

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from acp_tui.core.connection import AgentConnection
 from acp_tui.core.errors import HostError
-from acp_tui.core.host import Host
-from acp_tui.core.session import Session
+
+if TYPE_CHECKING:
+    from acp_tui.core.connection import AgentConnection
+    from acp_tui.core.host import Host
+    from acp_tui.core.session import Session
 
 
 @dataclass

@@ -27,8 +27,8 @@ from acp_tui.ui.render import (
     EntryRenderer,
     RenderOptions,
     RenderStyles,
-    split_blocks,
 )
+from acp_tui.ui.render.markdown import split_blocks
 
 STYLES = RenderStyles.default()
 WIDTHS = (20, 60, 120)

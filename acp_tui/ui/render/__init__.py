@@ -6,7 +6,6 @@ separator. Styles come from the Textual theme (``RenderStyles``).
 """
 
 from acp_tui.ui.render.entries import EntryRenderer, RenderOptions
-from acp_tui.ui.render.markdown import split_blocks
 from acp_tui.ui.render.styles import RenderStyles, ThemePalette
 from acp_tui.ui.render.tools import KIND_ICONS, SPINNER_FRAMES
 
@@ -17,5 +16,4 @@ __all__ = [
     "RenderOptions",
     "RenderStyles",
     "ThemePalette",
-    "split_blocks",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
@@ -31,9 +32,11 @@ from acp_tui.ui.render.layout import (
     prefixed,
 )
 from acp_tui.ui.render.long_text import LazyRows
-from acp_tui.ui.render.markdown import MarkdownRenderer
 from acp_tui.ui.render.styles import RenderStyles
 from acp_tui.ui.render.tools import ToolCallRenderer
+
+if TYPE_CHECKING:
+    from acp_tui.ui.render.markdown import MarkdownRenderer
 
 #: Entries are laid out at least this wide, then cropped to the real width.
 MIN_LAYOUT_WIDTH = 12
@@ -74,19 +77,37 @@ class EntryRenderer:
 
     def __init__(self) -> None:
         self._painter = Painter()
-        self._markdown = MarkdownRenderer(self._painter)
-        self._tools = ToolCallRenderer(self._painter, self._markdown)
+        # Made for the first entry that needs them: Markdown (markdown_it,
+        # Rich's Markdown, Pygments) is loaded after the first frame.
+        self._markdown_renderer: MarkdownRenderer | None = None
+        self._tool_renderer: ToolCallRenderer | None = None
         self._theme_generation: int | None = None
+
+    @property
+    def _markdown(self) -> MarkdownRenderer:
+        if self._markdown_renderer is None:
+            from acp_tui.ui.render.markdown import MarkdownRenderer
+
+            self._markdown_renderer = MarkdownRenderer(self._painter)
+        return self._markdown_renderer
+
+    @property
+    def _tools(self) -> ToolCallRenderer:
+        if self._tool_renderer is None:
+            self._tool_renderer = ToolCallRenderer(self._painter, self._markdown)
+        return self._tool_renderer
 
     @property
     def markdown_renders(self) -> int:
         """How many Markdown blocks were actually rendered (block cache misses)."""
-        return self._markdown.renders
+        return self._markdown_renderer.renders if self._markdown_renderer is not None else 0
 
     def clear(self) -> None:
         """Drop every cache (the theme changed)."""
-        self._markdown.clear()
-        self._tools.clear()
+        if self._markdown_renderer is not None:
+            self._markdown_renderer.clear()
+        if self._tool_renderer is not None:
+            self._tool_renderer.clear()
 
     def render(self, entry: Entry, options: RenderOptions) -> Sequence[Strip]:
         styles = options.styles

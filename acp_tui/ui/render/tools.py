@@ -28,11 +28,11 @@ from acp_tui.ui.render.layout import (
     prefixed,
     shorten_left,
 )
-from acp_tui.ui.render.markdown import MarkdownRenderer
 from acp_tui.ui.render.styles import RenderStyles
 
 if TYPE_CHECKING:
     from acp_tui.ui.render.entries import RenderOptions
+    from acp_tui.ui.render.markdown import MarkdownRenderer
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 #: Diff lines shown before "… N more lines" (unless expanded).
