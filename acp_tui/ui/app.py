@@ -46,7 +46,6 @@ from acp_tui.ui.permission_flow import PermissionFlow
 from acp_tui.ui.pickers import SessionCommands, SettingsPicker, session_status
 from acp_tui.ui.resume import ResumeFlow, resume_hint
 from acp_tui.ui.revive import Revived, revive
-from acp_tui.ui.screens.help import HelpScreen
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
 from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
 from acp_tui.ui.widgets import status_bar
@@ -586,6 +585,8 @@ class AcpApp(App[int]):
         self.log_view.focus()
 
     def action_help(self) -> None:
+        from acp_tui.ui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(help_topics(self)))
 

@@ -10,14 +10,16 @@ from acp_tui.agents.config import config_path, display_path
 from acp_tui.core.agent_log import logs_dir
 from acp_tui.core.content_text import one_line
 from acp_tui.core.state_paths import shown_path
-from acp_tui.ui.screens.help import HelpTopics
 
 if TYPE_CHECKING:
     from acp_tui.core.connection import AgentConnection
     from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.screens.help import HelpTopics
 
 
 def help_topics(app: AcpApp) -> HelpTopics:
+    from acp_tui.ui.screens.help import HelpTopics
+
     commands = [(one_line(c.name), one_line(c.description)) for c in app.prompt.commands]
     files = []
     connection = app.connection

@@ -24,10 +24,10 @@ from acp_tui.core.errors import HostError
 from acp_tui.core.tool_paths import outside_paths
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.render.tools import display_path
-from acp_tui.ui.screens.permission import PermissionPrompt, PermissionScreen
 
 if TYPE_CHECKING:
     from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.screens.permission import PermissionScreen
 
 PREVIEW_LINES = 400
 #: Characters of a tool call's text (or command, or raw input) the preview shows.
@@ -69,6 +69,9 @@ class PermissionFlow:
             self._show_next()
 
     def _show_next(self) -> None:
+        # The dialog's module is loaded at the first request, not before the first frame.
+        from acp_tui.ui.screens.permission import PermissionPrompt, PermissionScreen
+
         host = self.app.host
         while self.queue:
             request_id = self.queue.pop(0)

@@ -76,7 +76,7 @@ from __future__ import annotations
 import time
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -84,7 +84,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TextArea
 
-from acp_tui.core.file_index import FileIndex, PathMatch
 from acp_tui.core.mentions import (
     MentionToken,
     PromptCapabilities,
@@ -100,6 +99,9 @@ from acp_tui.ui.widgets.command_menu import (
     rank_commands,
 )
 from acp_tui.ui.widgets.prompt_extras import PasteChips, PromptExtras
+
+if TYPE_CHECKING:
+    from acp_tui.core.file_index import FileIndex, PathMatch
 
 PLACEHOLDER = "Message the agent — Enter to send, Ctrl+J for a newline, / for commands"
 
