@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from acp_tui.core.connection import AgentConnection, AgentSpec
+from acp_tui.core.connection import AgentConnection
 from acp_tui.core.entries import AssistantEntry, Chunk
 from acp_tui.core.events import Event
 from acp_tui.core.history_store import HistoryStore, read_transcript
@@ -26,9 +25,9 @@ from acp_tui.core.jsonrpc import JsonRpcPeer
 from acp_tui.server.methods import Methods
 from acp_tui.server.server import HeadlessServer
 from tests.conftest import HeadlessClient, Recorder
+from tests.fake_agents import HOSTILE_AGENT, agent_params, agent_spec
 
-HOSTILE_AGENT = Path(__file__).parent / "agents" / "hostile_agent.py"
-HOSTILE = {"command": sys.executable, "args": [str(HOSTILE_AGENT)]}
+HOSTILE = agent_params(HOSTILE_AGENT)
 
 
 async def open_hostile(client: HeadlessClient, cwd: Path) -> str:
@@ -252,7 +251,7 @@ async def _flood(
     host: Host, recorder: Recorder, cwd: Path, command: str, kind: str
 ) -> tuple[AgentConnection, list[Event]]:
     """Run ``command`` on the hostile agent; the ``kind`` events it caused."""
-    spec = AgentSpec.of(sys.executable, [str(HOSTILE_AGENT)])
+    spec = agent_spec(HOSTILE_AGENT, name="")
     connection, _ = await host.open_connection(spec, cwd)
     session = await host.create_session(connection.connection_id, cwd)
     assert await host.prompt(session.session_id, [{"type": "text", "text": command}])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SCRIPTED_AGENT
+from tests.fake_agents import SCRIPTED_AGENT
 from tests.processes import PtyTui
 
 #: Top-level packages a command-line answer must not load.

@@ -8,17 +8,8 @@ from textual.widgets import Static
 
 from acp_tui.core.entries import AssistantEntry, NoticeEntry, ToolCallEntry
 from acp_tui.ui.screens.permission import PermissionScreen
-from tests.ui.helpers import (
-    demo,
-    make_app,
-    ready,
-    screen_text,
-    scripted,
-    send,
-    submit,
-    turn,
-    until,
-)
+from tests.fake_agents import agent_spec, demo_spec
+from tests.ui.helpers import make_app, ready, screen_text, send, submit, turn, until
 
 
 def replies(app) -> list[str]:  # type: ignore[no-untyped-def]
@@ -31,7 +22,7 @@ def replies(app) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 async def test_streamed_multi_turn_chat_with_the_demo(tmp_path: Path) -> None:
-    app = make_app(demo(), tmp_path)
+    app = make_app(demo_spec(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         assert "Say hi for a guided tour" in screen_text(app)
@@ -50,7 +41,7 @@ async def test_streamed_multi_turn_chat_with_the_demo(tmp_path: Path) -> None:
 
 
 async def test_reveal_runs_during_the_stream_and_finishes_after(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         submit(app, "burst 3000 3")
@@ -67,7 +58,7 @@ async def test_reveal_runs_during_the_stream_and_finishes_after(tmp_path: Path) 
 
 
 async def test_follow_tail_pauses_on_scroll_up_and_resumes_at_the_end(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 20)) as pilot:
         await ready(pilot)
         await turn(pilot, "flood 200")
@@ -98,7 +89,7 @@ async def test_follow_tail_pauses_on_scroll_up_and_resumes_at_the_end(tmp_path: 
 
 
 async def _edit_with_key(tmp_path: Path, key: str) -> tuple[str | None, str]:
-    app = make_app(demo(), tmp_path)
+    app = make_app(demo_spec(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "/edit")
@@ -138,7 +129,7 @@ async def test_permission_escape_rejects(tmp_path: Path) -> None:
 
 
 async def test_escape_cancels_the_running_turn(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await send(pilot, "slow 500 0.05")
@@ -152,7 +143,7 @@ async def test_escape_cancels_the_running_turn(tmp_path: Path) -> None:
 
 async def test_the_draft_survives_a_stream_and_a_modal(tmp_path: Path) -> None:
     gate = tmp_path / "gate"
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         submit(app, f"permission-when {gate}")
@@ -174,7 +165,7 @@ async def test_the_draft_survives_a_stream_and_a_modal(tmp_path: Path) -> None:
 
 
 async def test_prompts_sent_during_a_turn_are_queued_then_sent(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await send(pilot, "hang")
@@ -190,7 +181,7 @@ async def test_prompts_sent_during_a_turn_are_queued_then_sent(tmp_path: Path) -
 
 
 async def test_history_recall_with_up_and_down(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo first")
@@ -205,7 +196,7 @@ async def test_history_recall_with_up_and_down(tmp_path: Path) -> None:
 
 
 async def test_agent_death_shows_an_error_and_the_next_prompt_restarts(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         first = app.connection
@@ -227,7 +218,7 @@ async def test_agent_death_shows_an_error_and_the_next_prompt_restarts(tmp_path:
 
 
 async def test_ac19_an_update_re_renders_only_that_entry(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 30)) as pilot:
         await ready(pilot)
         await turn(pilot, "flood 30 EVERY 3")
@@ -253,7 +244,7 @@ async def test_ac19_an_update_re_renders_only_that_entry(tmp_path: Path) -> None
 
 
 async def test_copy_the_last_reply_from_the_log(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo copy me")
@@ -265,7 +256,7 @@ async def test_copy_the_last_reply_from_the_log(tmp_path: Path) -> None:
 
 
 async def test_shift_tab_cycles_modes(tmp_path: Path) -> None:
-    app = make_app(demo(), tmp_path)
+    app = make_app(demo_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         session = app.session
@@ -279,7 +270,7 @@ async def test_shift_tab_cycles_modes(tmp_path: Path) -> None:
 
 
 async def test_ctrl_c_clears_then_quits_and_reaps(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         assert app.connection is not None and app.connection.process is not None
@@ -297,7 +288,7 @@ async def test_ctrl_c_clears_then_quits_and_reaps(tmp_path: Path) -> None:
 
 
 async def test_theme_switch_rerenders_with_new_colours(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path, theme="acp-dark")
+    app = make_app(agent_spec(), tmp_path, theme="acp-dark")
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo colours")
@@ -311,7 +302,7 @@ async def test_theme_switch_rerenders_with_new_colours(tmp_path: Path) -> None:
 
 
 async def test_unknown_theme_falls_back_with_a_notice(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path, theme="no-such-theme")
+    app = make_app(agent_spec(), tmp_path, theme="no-such-theme")
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         assert app.theme == "acp-dark"
@@ -324,7 +315,7 @@ async def test_status_line_shows_usage_title_and_config(tmp_path: Path) -> None:
         {"sessionUpdate": "usage_update", "used": 12_345, "size": 200_000},
         {"sessionUpdate": "session_info_update", "title": "Fixing the greeting"},
     ]
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(140, 24)) as pilot:
         await ready(pilot)
         status = str(app.query_one("#status").render())
@@ -336,7 +327,7 @@ async def test_status_line_shows_usage_title_and_config(tmp_path: Path) -> None:
 
 
 async def test_log_cursor_expands_a_folded_thought(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(110, 60)) as pilot:
         await ready(pilot)
         await turn(pilot, "showcase")
@@ -361,7 +352,7 @@ async def test_log_cursor_expands_a_folded_thought(tmp_path: Path) -> None:
 
 
 async def test_slash_completion_offers_the_agents_commands(tmp_path: Path) -> None:
-    app = make_app(demo(), tmp_path)
+    app = make_app(demo_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await until(pilot, lambda: bool(app.prompt.commands))
@@ -375,7 +366,7 @@ async def test_slash_completion_offers_the_agents_commands(tmp_path: Path) -> No
 
 
 async def test_two_pending_permissions_queue_one_dialog_at_a_time(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         submit(app, "permission-pair")
@@ -402,7 +393,7 @@ async def test_keys_typed_as_a_dialog_opens_go_to_the_draft_not_the_dialog(
     tmp_path: Path,
 ) -> None:
     gate = tmp_path / "gate"
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         submit(app, f"permission-when {gate}")
@@ -423,7 +414,7 @@ async def test_keys_typed_as_a_dialog_opens_go_to_the_draft_not_the_dialog(
 
 
 async def test_the_log_keeps_its_last_line_in_view_when_it_gets_shorter(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo " + " ".join(f"word{n}" for n in range(300)))
