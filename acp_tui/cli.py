@@ -28,9 +28,7 @@ from acp_tui.agents import presets
 if TYPE_CHECKING:
     from acp_tui.agents.config import Config
     from acp_tui.agents.registry import Registry
-    from acp_tui.core.agent_spec import AgentSpec
-    from acp_tui.core.history_store import HistoryStore
-    from acp_tui.core.timeouts import Timeouts
+    from acp_tui.core import AgentSpec, HistoryStore, Timeouts
 
 EXIT_USAGE = 2
 #: --resume without an id / --continue (see acp_tui/ui/resume.py).
@@ -214,8 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     roots = [*config.allow_roots, *(Path(root).expanduser().resolve() for root in args.allow_root)]
 
     from acp_tui.agents.config import resolve
-    from acp_tui.core.budget import default_spill_root
-    from acp_tui.core.budget import prune as prune_spill
+    from acp_tui.core import default_spill_root, prune_spill
 
     spec: AgentSpec | None
     try:
@@ -259,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _history(config: Config) -> HistoryStore | None:
     """The local history store (None when the config turns it off)."""
-    from acp_tui.core.history_store import HistoryStore, default_root
+    from acp_tui.core import HistoryStore, default_root
 
     settings = config.history
     if not settings.enabled:
@@ -308,9 +305,7 @@ async def _serve(
     import contextlib
     import signal
 
-    from acp_tui.core.agent_log import logs_dir
-    from acp_tui.core.framing import READ_AHEAD
-    from acp_tui.core.host import Host
+    from acp_tui.core import READ_AHEAD, Host, logs_dir
     from acp_tui.server.methods import Methods
     from acp_tui.server.server import HeadlessServer
     from acp_tui.server.stdio import open_reader, open_sink

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from acp_tui.core.checkpoints import Checkpoints
+from acp_tui.core.checkpoints.engine.engine import Checkpoints
 
 
 def build_tree(root: Path, files: int) -> list[Path]:

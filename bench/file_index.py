@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from acp_tui.core.file_index import FileIndex
+from acp_tui.core.prompting.file_index import FileIndex
 
 WORDS = " ".join(
     [

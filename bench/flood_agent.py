@@ -1,8 +1,16 @@
 """A minimal ACP agent that floods pre-serialized text chunks (for benchmarks).
 
 Speaks just enough ACP by hand (initialize, session/new, session/prompt) so
-that the agent itself is never the bottleneck: each prompt "flood N" writes N
-``agent_message_chunk`` notifications of CHUNK characters in large batches.
+that the agent itself is never the bottleneck. Prompts:
+
+    flood N              N ``agent_message_chunk`` notifications of CHUNK
+                         characters, one number a line, in large batches
+    stream N SIZE        N chunks of SIZE characters of prose, a paragraph
+                         (blank line) every PARAGRAPH chunks; the last chunk
+                         ends in ``end-of-stream.``
+
+With FLOOD_STAMP_FILE set, the wall-clock time the last chunk was written is
+written to that file.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import time
 
 CHUNK = 20
 BATCH = 2000
+PARAGRAPH = 10
 
 
 def send(message: dict[str, object]) -> None:
@@ -21,14 +30,28 @@ def send(message: dict[str, object]) -> None:
     sys.stdout.buffer.flush()
 
 
-def flood(session_id: str, count: int) -> None:
+def numbers(count: int) -> list[str]:
+    return [f"{n:>{CHUNK - 1}}\n" for n in range(count)]
+
+
+def prose(count: int, size: int) -> list[str]:
+    """Chunks of ``size`` characters: words, a paragraph break every PARAGRAPH."""
+    texts = []
+    for n in range(count):
+        end = "\n\n" if n % PARAGRAPH == PARAGRAPH - 1 else " "
+        word = f"w{n}"
+        texts.append(word + "x" * max(size - len(word) - len(end) - 1, 0) + "," + end)
+    texts[-1] = texts[-1].rstrip() + " end-of-stream."
+    return texts
+
+
+def flood(session_id: str, texts: list[str]) -> None:
     prefix = json.dumps(
         {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id}}
     )[:-2]
     out = sys.stdout.buffer
     batch: list[bytes] = []
-    for n in range(count):
-        text = f"{n:>{CHUNK - 1}}\n"
+    for text in texts:
         update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
         batch.append(f'{prefix}, "update": {json.dumps(update)}}}}}\n'.encode())
         if len(batch) >= BATCH:
@@ -57,8 +80,12 @@ def main() -> None:
         elif method == "session/new":
             result = {"sessionId": "flood-1"}
         elif method == "session/prompt":
-            text = message["params"]["prompt"][0]["text"]
-            flood(message["params"]["sessionId"], int(text.split()[1]))
+            words = message["params"]["prompt"][0]["text"].split()
+            if words[0] == "stream":
+                texts = prose(int(words[1]), int(words[2]) if len(words) > 2 else CHUNK)
+            else:
+                texts = numbers(int(words[1]))
+            flood(message["params"]["sessionId"], texts)
             result = {"stopReason": "end_turn"}
         elif rpc_id is None:
             continue

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from acp_tui.core.entries import entry_from_wire
-from acp_tui.core.history_store import HistoryStore, read_transcript
-from acp_tui.core.thread import Thread
+from acp_tui.core.model.entries import entry_from_wire
+from acp_tui.core.model.thread import Thread
+from acp_tui.core.storage.history_store import HistoryStore, read_transcript
 
 
 class _Session:

@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from acp_tui.core import supervisor  # noqa: E402
+from acp_tui.core.transport import supervisor  # noqa: E402
 from tests.processes import MARKER_VAR, PtyTui, marked, new_marker, tui_command  # noqa: E402
 
 SCRIPTED = REPO / "tests" / "agents" / "scripted_agent.py"

@@ -27,7 +27,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from acp_tui.core.thread import Thread
+from acp_tui.core.model.thread import Thread
 from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.widgets.entry_log import EntryLog
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from acp_tui.core.connection import AgentSpec
 from acp_tui.core.host import Host
-from acp_tui.core.process import group_members
+from acp_tui.core.transport.process import group_members
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTED = REPO / "tests" / "agents" / "scripted_agent.py"

@@ -1,70 +1,63 @@
-"""How soon after an agent's last chunk does the TUI show the last character?
+"""Does a long reply cost the TUI in proportion to its length?
 
-    python bench/stream_tui.py [--chunks 5000]
+    python bench/stream_tui.py [--sizes 5000,50000] [--size 20]
 
-Runs the real app headless (App.run_test) on the real host core against
-bench/flood_agent.py, which floods CHUNKS chunks of 20 characters and
-notes the wall-clock time it wrote the last one. The app is polled until
-the last line is on screen and nothing is left to reveal; the figure is the
-time between the two (target <= 1 s). Prints figures only.
+For each size N: starts the installed ``acp-tui`` on a real pty (120x40)
+against bench/flood_agent.py and sends ``stream N 20``: N chunks of 20
+characters, a paragraph every 10 chunks, the last one ending in
+``end-of-stream.``. Measured: the TUI process's CPU time (user + system,
+from /proc) between sending the prompt and the last chunk's end written to
+the terminal (so fully revealed), divided by N; and the time between the
+agent writing its last chunk and that end on screen.
+
+Target: CPU per chunk at the largest size <= 1.5x that at the smallest
+(issue 14). Prints figures only.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import os
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-from acp_tui.core.connection import AgentSpec
-from acp_tui.core.host import Host
-from acp_tui.ui.app import AcpApp
-
-BENCH = Path(__file__).resolve().parent
+from tui_pty import Tui
 
 
-async def run(chunks: int) -> None:
-    stamp = Path(tempfile.mkdtemp()) / "last-chunk"
-    spec = AgentSpec.of(
-        sys.executable, [str(BENCH / "flood_agent.py")], {"FLOOD_STAMP_FILE": str(stamp)}
-    )
-    app = AcpApp(spec, cwd=Path.cwd(), host=Host())
-    last_line = f"{chunks - 1:>19}"
-    async with app.run_test(size=(120, 40)) as pilot:
-        while app.session is None:
-            await pilot.pause(0.01)
-        app.prompt.insert(f"flood {chunks}")
+def measure(chunks: int, size: int) -> tuple[float, float, float]:
+    """(CPU seconds per chunk, seconds from the agent's last chunk to the end
+    on screen, seconds of the whole turn)."""
+    tui = Tui()
+    try:
+        tui.ready()
+        end = tui.expect("end-of-stream.")
+        before = tui.cpu()
         sent = time.time()
-        app.prompt.action_submit()
-        log = app.log_view
-        while True:
-            await asyncio.sleep(0.001)
-            session = app.session
-            if session is None or session.status != "idle" or log.revealing:
-                continue
-            screen = "\n".join(log.render_line(y).text for y in range(log.size.height))
-            if last_line in screen:
-                shown = time.time()
-                break
-        agent_last = float(stamp.read_text())
-    print(f"{chunks:,} chunks of 20 characters through the TUI")
-    print(f"agent wrote its last chunk {agent_last - sent:.3f} s after the prompt was sent")
-    print(
-        f"last character on screen {shown - agent_last:.3f} s after the agent's last chunk"
-        "  (target <= 1 s)"
-    )
-    print(f"whole turn as the user saw it: {shown - sent:.3f} s")
+        tui.type(f"stream {chunks} {size}\r")
+        tui.wait(end, timeout=1200)
+        cpu = tui.cpu() - before
+        agent_last = tui.agent_done()
+        assert agent_last is not None
+        return cpu / chunks, end.wall - agent_last, end.wall - sent
+    finally:
+        tui.close()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--chunks", type=int, default=5000)
+    parser.add_argument("--sizes", default="5000,50000")
+    parser.add_argument("--size", type=int, default=20, help="characters per chunk")
     args = parser.parse_args()
-    os.environ.setdefault("ACP_TUI_LOG_LEVEL", "WARNING")
-    asyncio.run(run(args.chunks))
+    sizes = [int(s) for s in args.sizes.split(",")]
+    per_chunk = []
+    for chunks in sizes:
+        cpu, lag, whole = measure(chunks, args.size)
+        per_chunk.append(cpu)
+        print(
+            f"{chunks:>7,} chunks: {cpu * 1e6:8.1f} µs CPU per chunk ({cpu * chunks:.2f} s),"
+            f" end on screen {lag:.3f} s after the agent's last chunk, turn {whole:.2f} s",
+            flush=True,
+        )
+    ratio = per_chunk[-1] / per_chunk[0]
+    print(f"CPU per chunk, {sizes[-1]:,} / {sizes[0]:,}: {ratio:.2f}  (target <= 1.5)")
 
 
 if __name__ == "__main__":

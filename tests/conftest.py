@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import pytest_textual_snapshot
 
-from acp_tui.core.channel import ChannelClosed, EventChannel
-from acp_tui.core.events import Event
 from acp_tui.core.host import Host
+from acp_tui.core.model.channel import ChannelClosed, EventChannel
+from acp_tui.core.model.events import Event
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent

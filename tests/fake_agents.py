@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_tui.core.agent_spec import AgentSpec
+from acp_tui.core import AgentSpec
 
 AGENTS = Path(__file__).parent / "agents"
 SCRIPTED_AGENT = AGENTS / "scripted_agent.py"

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from acp_tui.core.channel import ChannelClosed
-from acp_tui.core.events import Event
 from acp_tui.core.host import Host
+from acp_tui.core.model.channel import ChannelClosed
+from acp_tui.core.model.events import Event
 from tests.conftest import REPO
 from tests.fake_agents import agent_params, agent_spec
 from tests.test_headless import rebuild_text

@@ -103,7 +103,7 @@ def test_the_budget_is_set_in_the_config_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("spill", [True, False])
 def test_the_rules_of_the_budget(tmp_path: Path, spill: bool) -> None:
-    from acp_tui.core.budget import HEAD, Spill, TextBudget  # (the module is new)
+    from acp_tui.core.model.budget import HEAD, Spill, TextBudget  # (the module is new)
 
     budget = TextBudget(100_000, Spill(tmp_path) if spill else None)
     assert budget.admit("a" * 90_000) == "a" * 90_000  # within

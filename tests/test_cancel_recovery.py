@@ -11,9 +11,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from acp_tui.core.entries import AssistantEntry, NoticeEntry, UserEntry
 from acp_tui.core.host import Host
-from acp_tui.core.session import Session
+from acp_tui.core.model.entries import AssistantEntry, NoticeEntry, UserEntry
+from acp_tui.core.sessions.session import Session
 from tests.fake_agents import agent_spec
 from tests.waiting import until
 

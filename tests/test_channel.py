@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from acp_tui.core import events
-from acp_tui.core.channel import EventChannel, EventHub
-from acp_tui.core.events import Event
+from acp_tui.core.model import events
+from acp_tui.core.model.channel import EventChannel, EventHub
+from acp_tui.core.model.events import Event
 
 
 def delta(text: str, cursor: int, index: int = 0, chunk: int = 0) -> Event:

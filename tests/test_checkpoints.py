@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.core import shadow_repo
-from acp_tui.core.checkpoints import (
+from acp_tui.core.checkpoints import shadow_repo
+from acp_tui.core.checkpoints.engine import (
     Checkpoint,
     CheckpointError,
     Checkpoints,
@@ -24,7 +24,7 @@ from acp_tui.core.checkpoints import (
     FileChange,
     edited_outside_tools,
 )
-from acp_tui.core.shadow_repo import find_git
+from acp_tui.core.checkpoints.git_program import find_git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -448,7 +448,7 @@ SESSION_SCRIPT = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from acp_tui.core.checkpoints import Checkpoints
+    from acp_tui.core.checkpoints.engine import Checkpoints
     root, state, name, rounds = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     checkpoints = Checkpoints([root], name, state_dir=state)
     for turn in range(rounds):
@@ -525,7 +525,7 @@ def test_no_git_on_path(tmp_path: Path, state: Path) -> None:
     script = textwrap.dedent(
         f"""
         from pathlib import Path
-        from acp_tui.core.checkpoints import Checkpoints, CheckpointsUnavailable
+        from acp_tui.core.checkpoints.engine import Checkpoints, CheckpointsUnavailable
         checkpoints = Checkpoints([Path({str(tmp_path)!r})], "s1", state_dir=Path({str(state)!r}))
         print(checkpoints.available)
         print(checkpoints.reason)
@@ -797,10 +797,10 @@ def test_a_failed_restore_names_the_checkpoint_that_undoes_it(tmp_path: Path, st
 
 def test_the_engine_imports_no_session_host_connection_or_ui() -> None:
     script = (
-        "import sys, acp_tui.core.checkpoints\n"
+        "import sys, acp_tui.core.checkpoints.engine\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')\n"
         "       or m.startswith('acp_tui.ui') or m.startswith('acp_tui.server')\n"
-        "       or m in ('acp_tui.core.session', 'acp_tui.core.host',\n"
+        "       or m in ('acp_tui.core.sessions.session', 'acp_tui.core.host',\n"
         "                'acp_tui.core.connection')]\n"
         "print(','.join(sorted(bad)))\n"
     )

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp import RequestError
 
 from acp_tui.core.host import Host
-from acp_tui.core.session import Session
+from acp_tui.core.sessions.session import Session
 from tests.conftest import Recorder
 from tests.fake_agents import agent_spec
 from tests.test_lifecycle import text_of
@@ -259,3 +260,16 @@ async def test_unknown_update_kinds_are_reported(
     assert any("brand_new_kind" in m for m in errors)
     assert any("malformed tool_call" in m for m in errors)
     assert text_of(recorder, session.session_id) == "still fine"
+
+
+async def test_an_unknown_method_or_session_gets_the_sdks_error(
+    host: Host, recorder: Recorder, session: Session
+) -> None:
+    """Answers built by the SDK's RequestError factories (its codes, its data)."""
+    unknown = await call(host, recorder, session, "fs/delete_file", path="x")
+    assert unknown["error"]["code"] == RequestError.method_not_found("x").code
+    assert unknown["error"]["data"] == {"method": "fs/delete_file"}
+    request = {"method": "fs/read_text_file", "params": {"sessionId": "nope", "path": "x"}}
+    stranger = await ask(host, recorder, session, "call " + json.dumps(request))
+    assert stranger["error"]["code"] == RequestError.invalid_params().code
+    assert stranger["error"]["message"] == "unknown session 'nope'"

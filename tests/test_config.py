@@ -17,10 +17,10 @@ from acp_tui.agents.config import (
     Config,
     config_path,
     display_path,
-    find_line,
     load_config,
     resolve,
 )
+from acp_tui.agents.config_text import find_line
 from acp_tui.agents.presets import AgentNotFound
 from tests.fake_agents import SCRIPTED_AGENT
 from tests.test_headless import rebuild_text

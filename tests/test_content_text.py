@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_tui.core.content_text import (
+from acp_tui.core.model.content_text import (
     clean,
     is_printable_name,
     one_line,

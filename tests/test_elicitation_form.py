@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from acp_tui.core.elicitation_form import (
+from acp_tui.core.model.elicitation_form import (
     BOOLEAN,
     CHOICE,
     INTEGER,

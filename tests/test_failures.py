@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.core import agent_log
-from acp_tui.core.agent_log import AgentLog, logs_dir
-from acp_tui.core.agent_names import command_name
-from acp_tui.core.entries import NoticeEntry, ToolCallEntry
+from acp_tui.core.capabilities.fs import PathFence
+from acp_tui.core.capabilities.tool_paths import outside_paths
 from acp_tui.core.errors import HostError
-from acp_tui.core.fs import PathFence
 from acp_tui.core.host import Host
-from acp_tui.core.tool_paths import outside_paths
+from acp_tui.core.model.entries import NoticeEntry, ToolCallEntry
+from acp_tui.core.sessions.agent_names import command_name
+from acp_tui.core.storage import agent_log
+from acp_tui.core.storage.agent_log import AgentLog, logs_dir
 from tests.fake_agents import agent_spec
 
 
@@ -52,7 +52,7 @@ async def test_a_session_that_cannot_start_says_why(tmp_path: Path) -> None:
         connection, _ = await host.open_connection(spec, tmp_path)
         with pytest.raises(HostError) as raised:
             await host.create_session(connection.connection_id, tmp_path)
-        from acp_tui.core.failures import describe
+        from acp_tui.core.sessions.failures import describe
 
         text = describe(
             raised.value.message,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.core.file_index import FileIndex, score_path
-from acp_tui.core.file_listing import SKIP_DIRS, is_ignored, list_paths, parse_gitignore
+from acp_tui.core.prompting.file_index import FileIndex, score_path
+from acp_tui.core.prompting.file_listing import SKIP_DIRS, is_ignored, list_paths, parse_gitignore
 
 HAS_GIT = shutil.which("git") is not None
 needs_git = pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
@@ -375,7 +375,8 @@ def test_typing_a_query_gives_the_same_answers_as_asking_afresh(tmp_path: Path) 
 def test_the_new_core_modules_load_no_ui() -> None:
     script = (
         "import sys\n"
-        "import acp_tui.core.file_index, acp_tui.core.file_listing, acp_tui.core.mentions\n"
+        "import acp_tui.core.prompting.file_index, acp_tui.core.prompting.file_listing\n"
+        "import acp_tui.core.prompting.mentions\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')"
         " or m.startswith('acp_tui.ui')))\n"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from acp_tui.core.framing import FrameReader, FrameTooLarge
+from acp_tui.core.transport.framing import FrameReader, FrameTooLarge
 
 
 def feed(*pieces: bytes, eof: bool = True) -> asyncio.StreamReader:

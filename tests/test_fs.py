@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from acp import RequestError
 
-from acp_tui.core.fs import MAX_TEXT_BYTES, PathFence, read_text_file, write_text_file
+from acp_tui.core.capabilities.fs import MAX_TEXT_BYTES, PathFence, read_text_file, write_text_file
 
 NOT_FOUND = -32002
 INVALID = -32602

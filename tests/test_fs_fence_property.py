@@ -26,7 +26,7 @@ from acp import RequestError
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from acp_tui.core.fs import PathFence, read_text_file, write_text_file
+from acp_tui.core.capabilities.fs import PathFence, read_text_file, write_text_file
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks")
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from acp_tui import ACP_HOST_VERSION
-from acp_tui.core.process import group_members
+from acp_tui.core.transport.process import group_members
 from tests.conftest import HeadlessClient
 from tests.fake_agents import SCRIPTED_AGENT, agent_params
 from tests.test_lifecycle import alive
@@ -361,3 +361,38 @@ async def test_sessions_are_listed_and_resumed_across_agent_processes(
         "session.load", {"connectionId": plain["connectionId"], "sessionId": "s1"}
     )
     assert refused["error"]["code"] == "unsupported"
+
+
+async def test_a_text_prompt_attaches_its_mentions_as_the_tui_does(
+    headless: Any, tmp_path: Path
+) -> None:
+    """``text`` is read like the TUI's prompt (Host.build_prompt): an ``@path``
+    in the cwd is attached, one outside the allowed roots is not, and the
+    result says why; ``prompt`` blocks are sent exactly as given."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("remember the milk\n")
+    (tmp_path / "secret.txt").write_text("not yours\n")
+    echo = Path(__file__).parent / "agents" / "echo_blocks_agent.py"
+    client = await headless()
+    opened = await client.result(
+        "connection.open",
+        {"agent": {"command": sys.executable, "args": [str(echo)]}, "cwd": str(project)},
+    )
+    created = await client.result("session.create", {"connectionId": opened["connectionId"]})
+    session_id = created["sessionId"]
+    text = "see @notes.txt and @../secret.txt"
+    result = await client.result("session.prompt", {"sessionId": session_id, "text": text})
+    assert result["stopReason"] == "end_turn"
+    assert result["notes"] == ["@../secret.txt was not attached: path is outside the allowed roots"]
+    blocks = json.loads(rebuild_text(client.events, session_id))
+    assert blocks[0] == {"type": "text", "text": text}
+    assert [b["type"] for b in blocks] == ["text", "resource"]
+    assert blocks[1]["resource"]["text"] == "remember the milk\n"
+    assert blocks[1]["resource"]["uri"] == (project / "notes.txt").resolve().as_uri()
+    given = [{"type": "text", "text": "see @notes.txt"}]
+    again = await client.result("session.prompt", {"sessionId": session_id, "prompt": given})
+    assert again == {"stopReason": "end_turn"}
+    second = [e for e in client.events if e.get("sessionId") == session_id]
+    last_reply = [e for e in second if e["type"] == "entry-appended"][-1]
+    assert json.loads(last_reply["entry"]["chunks"][0]["text"]) == given

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from acp_tui.core.entries import AssistantEntry, UserEntry, entry_from_wire
 from acp_tui.core.errors import HostError
-from acp_tui.core.history_store import HistoryStore, read_transcript
 from acp_tui.core.host import Host
+from acp_tui.core.model.entries import AssistantEntry, UserEntry, entry_from_wire
+from acp_tui.core.storage.history_store import HistoryStore, read_transcript
 from tests.fake_agents import agent_spec
 
 
@@ -260,3 +260,47 @@ async def test_a_failed_load_leaves_the_stored_transcript_alone(
     with pytest.raises(HostError):
         await history_host.load_session(connection.connection_id, "s-gone")
     assert kept.read_bytes() == before
+
+
+def test_the_recorder_writes_from_the_snapshot_and_the_events_alone(store: HistoryStore) -> None:
+    """No session in sight: what the recorder writes is what the events said."""
+    from acp_tui.core.model import events
+    from acp_tui.core.model.events import Event
+    from acp_tui.core.storage.history_recorder import Recordings
+
+    recordings = Recordings()
+    recorder = store.recorder("abc", agent="a", cwd=Path("/w"))
+    snapshot = {
+        "sessionId": "abc",
+        "cursor": 3,
+        "entries": [{"kind": "user", "content": [{"type": "text", "text": "first prompt"}]}],
+        "modes": {"currentModeId": "ask", "availableModes": []},
+        "configOptions": [],
+    }
+    recordings.add("abc", recorder, snapshot)
+
+    def commit(event: Event) -> None:
+        event.session_id = "abc"
+        recordings.on_event(event)
+
+    reply = {"kind": "assistant", "chunks": [{"type": "message", "text": "Hel", "messageId": None}]}
+    commit(events.entry_appended(1, reply))
+    commit(events.text_delta(1, 0, "message", "lo", None))
+    call = {"kind": "tool_call", "toolCallId": "t1", "title": "Run", "toolKind": "execute"}
+    waiting = {**call, "status": "waiting_for_confirmation", "permission": {"requestId": "p"}}
+    commit(events.entry_appended(2, waiting))
+    commit(Event("mode-changed", {"currentModeId": "plan"}))
+    commit(Event("title-updated", {"title": "Groceries"}))
+    commit(Event("status-changed", {"status": "idle"}))  # a flush
+    commit(events.entry_replaced(2, {**call, "status": "completed"}))
+    commit(Event("status-changed", {"status": "closed"}))  # the last flush
+    commit(events.text_delta(1, 0, "message", " (after the end)", None))
+    transcript = read_transcript(recorder.path)
+    assert [e["kind"] for e in transcript.entries] == ["user", "assistant", "tool_call"]
+    assert transcript.entries[1]["chunks"][0]["text"] == "Hello"
+    assert transcript.entries[2]["status"] == "completed"
+    assert transcript.title == "Groceries"
+    assert transcript.settings == {"config": {}, "mode": "plan"}
+    records = [json.loads(line) for line in recorder.path.read_text().splitlines()]
+    assert not any("permission" in r.get("entry", {}) for r in records)
+    assert recordings.path("abc") == recorder.path  # known after the session closed

@@ -11,17 +11,16 @@ import asyncio
 import json
 import socket
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from acp_tui.core.connection import AgentConnection
-from acp_tui.core.entries import AssistantEntry, Chunk
-from acp_tui.core.events import Event
-from acp_tui.core.history_store import HistoryStore, read_transcript
 from acp_tui.core.host import Host
-from acp_tui.core.jsonrpc import JsonRpcPeer
+from acp_tui.core.model.entries import AssistantEntry, Chunk
+from acp_tui.core.model.events import Event
+from acp_tui.core.storage.history_store import HistoryStore, read_transcript
+from acp_tui.core.transport.jsonrpc import JsonRpcPeer
 from acp_tui.server.methods import Methods
 from acp_tui.server.server import HeadlessServer
 from tests.conftest import HeadlessClient, Recorder
@@ -82,14 +81,12 @@ def test_the_history_writes_a_turn_that_holds_a_lone_surrogate(tmp_path: Path) -
     store = HistoryStore(tmp_path)
     recorder = store.recorder("s1", agent="a", cwd=tmp_path)
 
-    session = SimpleNamespace(
-        thread=SimpleNamespace(
-            entries=[AssistantEntry(chunks=[Chunk("message", "bad \udc80 text", None)])]
-        ),
-        title="t\ud800",
-    )
-    recorder.changed(0)
-    recorder.flush(session)  # type: ignore[arg-type]
+    # The recorder knows the session from its snapshot and events only.
+    recorder.start({"sessionId": "s1", "cursor": 0, "entries": []})
+    reply = AssistantEntry(chunks=[Chunk("message", "bad \udc80 text", None)])
+    recorder.apply(Event("entry-appended", {"index": 0, "entry": reply.to_wire()}))
+    recorder.apply(Event("title-updated", {"title": "t\ud800"}))
+    recorder.flush()
     assert not recorder.failed
     transcript = read_transcript(recorder.path)
     assert transcript.entries[0]["chunks"][0]["text"] == "bad \ufffd text"

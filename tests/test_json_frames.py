@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from acp_tui.core.json_frames import (
+from acp_tui.core.transport.json_frames import (
     MAX_DEPTH,
     BadFrame,
     decode_frame,

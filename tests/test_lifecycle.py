@@ -13,7 +13,7 @@ import pytest
 from acp_tui import __version__
 from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
-from acp_tui.core.process import group_members
+from acp_tui.core.transport.process import group_members
 from tests.conftest import Recorder
 from tests.fake_agents import agent_spec
 

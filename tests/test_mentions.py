@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.core.fs import MAX_TEXT_BYTES, PathFence
-from acp_tui.core.mentions import (
+from acp_tui.core.capabilities.fs import MAX_TEXT_BYTES, PathFence
+from acp_tui.core.prompting.mentions import (
     MAX_IMAGE_BYTES,
     PromptCapabilities,
     build_prompt,

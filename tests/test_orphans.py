@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from acp_tui.core.host import Host
-from acp_tui.core.process import group_members
+from acp_tui.core.transport.process import group_members
 from tests.conftest import Recorder
 from tests.fake_agents import agent_spec
 from tests.processes import (

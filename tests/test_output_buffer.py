@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_tui.core.output_buffer import HeadBuffer
+from acp_tui.core.capabilities.output_buffer import HeadBuffer
 
 CJK = "日本\n語です\n".encode()  # 3-byte characters: "日本\n" is 7 bytes, the whole 17
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from acp_tui.core.errors import HostError
-from acp_tui.core.events import Event
 from acp_tui.core.host import Host
-from acp_tui.core.session import Session
+from acp_tui.core.model.events import Event
+from acp_tui.core.sessions.session import Session
 from tests.conftest import Recorder
 from tests.fake_agents import agent_spec
 from tests.test_lifecycle import text_of
@@ -161,26 +161,28 @@ async def test_ac11_a_newer_request_supersedes_the_older(
 async def test_ac11_the_end_of_the_turn_resolves_a_pending_request(
     host: Host, recorder: Recorder, tmp_path: Path
 ) -> None:
-    _session, turn = await start(host, tmp_path, "permission-abandon")
+    session, turn = await start(host, tmp_path, "permission-abandon")
     request_id = (await requested(recorder)).data["requestId"]
     assert await asyncio.wait_for(turn, 10) == "end_turn"
     resolved = recorder.of_type("permission-resolved")
     assert [r.data["requestId"] for r in resolved] == [request_id]
     assert resolved[0].data["outcome"] == {"outcome": "cancelled"}
-    assert len(host.permissions) == 0
+    assert session.thread.pending_requests() == []
+    assert host.pending_permission(request_id) is None
 
 
 async def test_ac11_closing_the_session_resolves_a_pending_request(
     host: Host, recorder: Recorder, tmp_path: Path
 ) -> None:
-    _session, turn = await start(host, tmp_path, "permission")
-    await requested(recorder)
+    session, turn = await start(host, tmp_path, "permission")
+    request_id = (await requested(recorder)).data["requestId"]
     connection_id = next(iter(host.connections))
     await host.close_connection(connection_id)
     with pytest.raises(HostError):
         await asyncio.wait_for(turn, 10)
     assert recorder.of_type("permission-resolved")[0].data["outcome"] == {"outcome": "cancelled"}
-    assert len(host.permissions) == 0
+    assert session.thread.pending_requests() == []
+    assert host.pending_permission(request_id) is None
 
 
 async def test_ac12_agent_cancel_request_marks_the_tool_call_canceled(

@@ -19,7 +19,7 @@ import pytest
 from ptyprocess import PtyProcess
 
 from acp_tui.agents.config import load_config
-from acp_tui.core.process import group_members
+from acp_tui.core.transport.process import group_members
 from tests.conftest import REPO
 from tests.fake_agents import SCRIPTED_AGENT
 from tests.test_lifecycle import alive

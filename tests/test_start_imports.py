@@ -23,7 +23,8 @@ UI_AND_SDK = ("textual", "rich", "acp", "pydantic", "pydantic_core")
 #: What only a connection to an agent needs.
 CONNECTION_ONLY = re.compile(
     rb"\|\s+(acp|acp\.schema|pydantic|pydantic_core"
-    rb"|acp_tui\.core\.(connection|jsonrpc|process|session))\s*$",
+    rb"|acp_tui\.core\.(connection|transport\.acp_protocol|transport\.jsonrpc"
+    rb"|transport\.process|sessions\.session))\s*$",
     re.MULTILINE,
 )
 #: The prompt's placeholder, drawn by the first frame (its "M" sits under the cursor).
@@ -85,7 +86,7 @@ def test_the_tui_paints_before_it_loads_the_connection(tmp_path: Path) -> None:
         before = [m.group(1).decode() for m in CONNECTION_ONLY.finditer(output[:painted])]
         assert before == [], f"imported before the first frame: {before}"
         after = {m.group(1).decode() for m in CONNECTION_ONLY.finditer(output[painted:])}
-        assert {"acp.schema", "pydantic", "acp_tui.core.jsonrpc"} <= after, sorted(after)
+        assert {"acp.schema", "pydantic", "acp_tui.core.transport.jsonrpc"} <= after, sorted(after)
         tui.type(b"\x11")  # Ctrl+Q
         assert tui.wait_exit(), "acp-tui did not quit"
     finally:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from acp import RequestError
 
-from acp_tui.core.terminals import (
+from acp_tui.core.capabilities.terminals import (
     DEFAULT_OUTPUT_LIMIT,
     MAX_LIVE_TERMINALS,
     ExitStatus,

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from acp_tui.core.entries import AssistantEntry, ToolCallEntry, UserEntry
-from acp_tui.core.thread import Thread
+from acp_tui.core.model.entries import AssistantEntry, ToolCallEntry, UserEntry
+from acp_tui.core.model.thread import Thread
 
 # Each step: ("text", type, text, message_id) | ("user", text) | ("tool", fields)
 Step = tuple[Any, ...]

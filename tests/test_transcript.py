@@ -1,4 +1,4 @@
-"""Exporting a conversation as Markdown (acp_tui.core.transcript).
+"""Exporting a conversation as Markdown (acp_tui.core.storage.transcript).
 
 The golden test runs the real scripted agent's ``showcase`` turn and compares
 the document with tests/golden/showcase.md. After an intended change of the
@@ -22,8 +22,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from acp_tui.core.host import Host
-from acp_tui.core.thread import Thread
-from acp_tui.core.transcript import (
+from acp_tui.core.model.thread import Thread
+from acp_tui.core.storage.transcript import (
     ExportError,
     default_export_name,
     fence,
@@ -415,7 +415,7 @@ def test_write_markdown_refuses_clearly(tmp_path: Path) -> None:
 
 def test_the_transcript_module_loads_no_ui() -> None:
     script = (
-        "import sys, acp_tui.core.transcript\n"
+        "import sys, acp_tui.core.storage.transcript\n"
         "print(','.join(sorted(m for m in sys.modules"
         " if m.split('.')[0] in ('textual', 'rich') or m.startswith('acp_tui.ui'))))\n"
     )

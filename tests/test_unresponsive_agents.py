@@ -19,8 +19,8 @@ import pytest
 from acp_tui.core import connection as connection_module
 from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
-from acp_tui.core.process import group_members
-from acp_tui.core.timeouts import Timeouts
+from acp_tui.core.transport.process import group_members
+from acp_tui.core.transport.timeouts import Timeouts
 from tests.conftest import Recorder
 from tests.fake_agents import agent_params, agent_spec
 from tests.processes import PtyTui, scripted_session, tui_command

@@ -38,9 +38,7 @@ error ignores the whole file). The command line prints the problems.
 from __future__ import annotations
 
 import difflib
-import json
 import os
-import re
 import shutil
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -49,13 +47,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.agents import presets
-from acp_tui.core.budget import DEFAULT_BUDGET
-from acp_tui.core.history_store import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_SESSIONS
-from acp_tui.core.state_paths import shown_path
-from acp_tui.core.timeouts import Timeouts
+from acp_tui.agents.config_text import decode_error, dotted_key, find_line, value_line
+from acp_tui.core import (
+    DEFAULT_BUDGET,
+    DEFAULT_MAX_AGE_DAYS,
+    DEFAULT_MAX_SESSIONS,
+    Timeouts,
+    shown_path,
+)
 
 if TYPE_CHECKING:
-    from acp_tui.core.agent_spec import AgentSpec
+    from acp_tui.core import AgentSpec
 
 CONFIG_ENV = "ACP_TUI_CONFIG"
 DEFAULT_AGENT = "demo"
@@ -133,7 +135,7 @@ class CustomAgent:
         return shutil.which(self.command), f"`{self.command}`", "on PATH"
 
     def find(self) -> AgentSpec | None:
-        from acp_tui.core.agent_spec import AgentSpec
+        from acp_tui.core import AgentSpec
 
         path, _, _ = self.executable()
         if path is None:
@@ -226,7 +228,7 @@ def load_config(path: Path) -> Config:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line, reason = _decode_error(exc, text)
+        line, reason = decode_error(exc, text)
         return Config(
             path=path,
             problems=[f"{_prefix(path, line)}: invalid TOML ({reason}); using the defaults"],
@@ -236,20 +238,6 @@ def load_config(path: Path) -> Config:
 
 def _prefix(path: Path, line: int | None = None) -> str:
     return f"acp-tui: config {display_path(path)}" + (f" line {line}" if line else "")
-
-
-def _decode_error(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int, str]:
-    """The line (1-based) and the reason of a TOML syntax error."""
-    message = str(exc)
-    lineno = getattr(exc, "lineno", None)  # Python 3.14+
-    at = re.search(r"\s*\(at (?:line (\d+), column \d+|end of document)\)\s*$", message)
-    if at is not None:
-        message = message[: at.start()]
-        if lineno is None and at.group(1):
-            lineno = int(at.group(1))
-    if not isinstance(lineno, int):
-        lineno = max(1, len(text.splitlines()))
-    return lineno, message or "syntax error"
 
 
 def _kind(value: Any) -> str:
@@ -268,13 +256,6 @@ def _kind(value: Any) -> str:
     return "a date/time"
 
 
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def _dotted(parts: tuple[str, ...]) -> str:
-    return ".".join(p if _BARE.fullmatch(p) else json.dumps(p) for p in parts)
-
-
 def _hint(key: str, known: tuple[str, ...]) -> str:
     close = difflib.get_close_matches(key, known, n=1)
     return f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
@@ -289,7 +270,7 @@ class _Loader:
     def warn(self, key: tuple[str, ...], message: str, value: str | None = None) -> None:
         line = find_line(self.text, key)
         if value is not None and line is not None:
-            line = _value_line(self.text, line, value)
+            line = value_line(self.text, line, value)
         self.problems.append((line or 0, f"{_prefix(self.path, line)}: {message}"))
 
     def build(self, data: dict[str, Any]) -> Config:
@@ -335,26 +316,27 @@ class _Loader:
         if not isinstance(table, dict):
             self.warn(
                 key,
-                f'{_dotted(key)} must be a table with command = "..." '
+                f'{dotted_key(key)} must be a table with command = "..." '
                 f"(got {_kind(table)}); {ignoring}",
             )
             return None
         for extra in table:
             if extra not in AGENT_KEYS:
-                where = _dotted((*key, extra))
+                where = dotted_key((*key, extra))
                 self.warn(
                     (*key, extra), f"unknown key '{where}'{_hint(extra, AGENT_KEYS)}; ignoring it"
                 )
         usable = True
         command = table.get("command")
         if command is None:
-            self.warn(key, f'{_dotted(key)} has no command = "..."; {ignoring}')
+            self.warn(key, f'{dotted_key(key)} has no command = "..."; {ignoring}')
             usable = False
         elif not isinstance(command, str) or not command.strip():
             got = "an empty string" if isinstance(command, str) else _kind(command)
             self.warn(
                 (*key, "command"),
-                f"{_dotted((*key, 'command'))} must be a non-empty string (got {got}); {ignoring}",
+                f"{dotted_key((*key, 'command'))} must be a non-empty string (got {got}); "
+                f"{ignoring}",
             )
             usable = False
         args = table.get("args", [])
@@ -362,14 +344,14 @@ class _Loader:
             got = _kind(args) if not isinstance(args, list) else "a list with other things"
             self.warn(
                 (*key, "args"),
-                f"{_dotted((*key, 'args'))} must be a list of strings (got {got}); {ignoring}",
+                f"{dotted_key((*key, 'args'))} must be a list of strings (got {got}); {ignoring}",
             )
             usable = False
         env = table.get("env", {})
         if not isinstance(env, dict):
             self.warn(
                 (*key, "env"),
-                f"{_dotted((*key, 'env'))} must be a table of strings (got {_kind(env)}); "
+                f"{dotted_key((*key, 'env'))} must be a table of strings (got {_kind(env)}); "
                 f"{ignoring}",
             )
             usable = False
@@ -378,7 +360,7 @@ class _Loader:
                 if not isinstance(text, str):
                     self.warn(
                         (*key, "env", var),
-                        f"{_dotted((*key, 'env', var))} must be a string (got {_kind(text)}); "
+                        f"{dotted_key((*key, 'env', var))} must be a string (got {_kind(text)}); "
                         f"{ignoring}",
                     )
                     usable = False
@@ -386,7 +368,7 @@ class _Loader:
         if not isinstance(title, str):
             self.warn(
                 (*key, "title"),
-                f"{_dotted((*key, 'title'))} must be a string (got {_kind(title)}); ignoring it",
+                f"{dotted_key((*key, 'title'))} must be a string (got {_kind(title)}); ignoring it",
             )
             title = ""
         if not usable:
@@ -514,7 +496,7 @@ class _Loader:
         answers = {}
         for agent_id, table in value.items():
             key = ("registry", agent_id)
-            where = _dotted(key)
+            where = dotted_key(key)
             if not isinstance(table, dict):
                 self.warn(key, f"{where} must be a table (got {_kind(table)}); ignoring it")
                 continue
@@ -522,7 +504,7 @@ class _Loader:
                 if extra not in REGISTRY_KEYS:
                     self.warn(
                         (*key, extra),
-                        f"unknown key '{_dotted((*key, extra))}'{_hint(extra, REGISTRY_KEYS)};"
+                        f"unknown key '{dotted_key((*key, extra))}'{_hint(extra, REGISTRY_KEYS)};"
                         " ignoring it",
                     )
             run = table.get("run")
@@ -578,93 +560,3 @@ class _Loader:
                 )
                 continue
             yield path.resolve()
-
-
-# -- finding the line of a key ------------------------------------------------------------------
-
-_KEY = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
-_KEY_PATH = rf"{_KEY}(?:\s*\.\s*{_KEY})*"
-_HEADER = re.compile(rf"^\s*\[\[?\s*({_KEY_PATH})\s*\]\]?")
-_ASSIGN = re.compile(rf"^\s*({_KEY_PATH})\s*=")
-_PART = re.compile(_KEY)
-
-
-def _parts(key_path: str) -> tuple[str, ...]:
-    parts = []
-    for token in _PART.findall(key_path):
-        if token.startswith('"'):
-            try:
-                token = json.loads(token)
-            except ValueError:
-                token = token[1:-1]
-        elif token.startswith("'"):
-            token = token[1:-1]
-        parts.append(token)
-    return tuple(parts)
-
-
-def find_line(text: str, key: tuple[str, ...]) -> int | None:
-    """The 1-based line that defines dotted ``key`` in TOML ``text``, best effort.
-
-    A line defining exactly ``key`` wins (``[agents.foo]``, ``args = ...``
-    under it, ``agents.foo.args = ...``); else the first line defining
-    something inside it; else the line of the closest table around it (an
-    inline table ``foo = { args = 3 }``).
-    """
-    table: tuple[str, ...] = ()
-    inside: int | None = None
-    around: tuple[int, int] | None = None  # (depth, line)
-    for number, line in enumerate(text.splitlines(), 1):
-        header = _HEADER.match(line)
-        if header is not None:
-            table = _parts(header.group(1))
-            full = table
-        else:
-            assign = _ASSIGN.match(line)
-            if assign is None:
-                continue
-            full = table + _parts(assign.group(1))
-        if full == key:
-            return number
-        if full[: len(key)] == key and inside is None:
-            inside = number
-        elif key[: len(full)] == full and (around is None or len(full) > around[0]):
-            around = (len(full), number)
-    if inside is not None:
-        return inside
-    return around[1] if around is not None else None
-
-
-def _value_line(text: str, start: int, value: str) -> int:
-    """The first line from ``start`` on that holds ``value`` as a string literal."""
-    quoted = (json.dumps(value), f"'{value}'")
-    for number, line in enumerate(text.splitlines()[start - 1 :], start):
-        if any(q in line for q in quoted):
-            return number
-    return start
-
-
-_THEME_LINE = re.compile(r"^\s*theme\s*=.*$")
-_TABLE_LINE = re.compile(r"^\s*\[")
-
-
-def save_theme(path: Path, theme: str) -> None:
-    """Set the top-level ``theme`` in the config file, keeping the rest of it
-    as written (an existing ``theme =`` line is replaced, else one is added
-    before the first table). Raises OSError."""
-    line = f"theme = {json.dumps(theme)}"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        lines = []
-    first_table = next((i for i, text in enumerate(lines) if _TABLE_LINE.match(text)), len(lines))
-    for index in range(first_table):
-        if _THEME_LINE.match(lines[index]):
-            lines[index] = line
-            break
-    else:
-        lines.insert(first_table, line)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(tmp, path)

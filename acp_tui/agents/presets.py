@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from acp_tui.core.agent_spec import AgentSpec
+    from acp_tui.core import AgentSpec
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ def locate(preset: Preset) -> tuple[str, tuple[str, ...]] | None:
 
 def find(preset: Preset) -> AgentSpec | None:
     """The spec of the first candidate found on PATH, or None."""
-    from acp_tui.core.agent_spec import AgentSpec
+    from acp_tui.core import AgentSpec
 
     found = locate(preset)
     if found is None:
@@ -178,7 +178,7 @@ def resolve(name: str, extra: tuple[str, ...] = ()) -> AgentSpec:
 
 def resolve_command(command: str, args: list[str]) -> AgentSpec:
     """A spec for ``-- COMMAND ARGS``; raises AgentNotFound when missing."""
-    from acp_tui.core.agent_spec import AgentSpec
+    from acp_tui.core import AgentSpec
 
     path = shutil.which(command)
     if path is None:

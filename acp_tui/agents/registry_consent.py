@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import shlex
 import shutil
 import tomllib
@@ -33,12 +32,12 @@ from typing import TYPE_CHECKING, TextIO
 
 from acp_tui.agents import presets
 from acp_tui.agents.config import RUNNERS, Config, RegistryAnswer, display_path
+from acp_tui.agents.config_text import dotted_key
 from acp_tui.agents.registry import Package, RegistryAgent, current_platform
 
 if TYPE_CHECKING:
-    from acp_tui.core.agent_spec import AgentSpec
+    from acp_tui.core import AgentSpec
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 YES_ALWAYS, YES_ONCE, NO, CANCEL = "always", "once", "no", "cancel"
 
 
@@ -116,7 +115,7 @@ def launch(
     a yes; the answer is appended to ``config_file``. Raises
     :class:`RegistryUnavailable` with the whole explanation otherwise.
     """
-    from acp_tui.core.agent_spec import AgentSpec
+    from acp_tui.core import AgentSpec
 
     twin = twin_preset(agent.id)
     found = presets.locate(twin) if twin is not None else None
@@ -206,9 +205,9 @@ def _ask(
 
 
 def _table(agent_id: str, package: Package, run: str | None) -> str:
-    key = agent_id if _BARE_KEY.fullmatch(agent_id) else json.dumps(agent_id)
+    key = dotted_key(("registry", agent_id))
     value = json.dumps(run) if run is not None else "false"
-    return f"[registry.{key}]\nrun = {value}\npackage = {json.dumps(package.name)}\n"
+    return f"[{key}]\nrun = {value}\npackage = {json.dumps(package.name)}\n"
 
 
 def _remember(

@@ -25,22 +25,23 @@ from acp.schema import RequestPermissionRequest
 from pydantic import ValidationError
 
 from acp_tui import __version__
-from acp_tui.core.agent_log import AgentLog
-from acp_tui.core.agent_spec import AgentSpec as AgentSpec  # (re-exported)
-from acp_tui.core.channel import EventHub
-from acp_tui.core.coalesce import Coalescer, stderr_summary
 from acp_tui.core.errors import HostError
-from acp_tui.core.events import Event
-from acp_tui.core.framing import READ_AHEAD
-from acp_tui.core.jsonrpc import JsonRpcPeer, PeerClosed, RpcId, UnreadableAnswer
-from acp_tui.core.outbox import OutboxFull
-from acp_tui.core.permissions import PermissionBook
-from acp_tui.core.process import AgentProcess
-from acp_tui.core.timeouts import Timeouts
-from acp_tui.core.validation import describe
+from acp_tui.core.model.channel import EventHub
+from acp_tui.core.model.coalesce import Coalescer, stderr_summary
+from acp_tui.core.model.events import Event
+from acp_tui.core.model.validation import describe
+from acp_tui.core.sessions.agent_spec import AgentSpec as AgentSpec  # (re-exported)
+from acp_tui.core.sessions.registry import SessionRegistry
+from acp_tui.core.storage.agent_log import AgentLog
+from acp_tui.core.transport import acp_protocol as acp
+from acp_tui.core.transport.framing import READ_AHEAD
+from acp_tui.core.transport.jsonrpc import JsonRpcPeer, PeerClosed, RpcId, UnreadableAnswer
+from acp_tui.core.transport.outbox import OutboxFull
+from acp_tui.core.transport.process import AgentProcess
+from acp_tui.core.transport.timeouts import Timeouts
 
 if TYPE_CHECKING:
-    from acp_tui.core.session import Session
+    from acp_tui.core.sessions.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,7 @@ class AgentConnection:
         cwd: Path,
         *,
         hub: EventHub,
-        permissions: PermissionBook,
+        sessions: SessionRegistry,
         base_env: Mapping[str, str] | None = None,
         on_gone: Callable[[AgentConnection], None] | None = None,
         timeouts: Timeouts | None = None,
@@ -90,19 +91,20 @@ class AgentConnection:
         self._logs = logs
         self.trace_frames = False
         self.init_result: dict[str, Any] = {}
-        self.sessions: dict[str, Session] = {}  # by the agent's session id
+        #: The host's registry: this connection's sessions are found there.
+        self._sessions = sessions
         self.process: AgentProcess | None = None
         self.closed = False
         self.initialize_count = 0
         self._hub = hub
-        self._permissions = permissions
         self._base_env = dict(os.environ if base_env is None else base_env)
         self._on_gone = on_gone
         self._peer: JsonRpcPeer | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._gone = asyncio.Event()
         self._close_message = "the agent exited"
-        self._permission_rpc: dict[RpcId, str] = {}
+        #: The agent's permission requests by JSON-RPC id (for $/cancel_request).
+        self._permission_rpc: dict[RpcId, tuple[Session, str]] = {}
         self._early_updates: dict[str, list[Any]] = {}
         # Floods of errors and stderr are coalesced ("… and N more like this").
         self._errors = Coalescer(hub.publish)
@@ -153,7 +155,7 @@ class AgentConnection:
         self._spawn(self._run())
         try:
             result = await self.call(
-                "initialize",
+                acp.INITIALIZE,
                 {
                     "protocolVersion": PROTOCOL_VERSION,
                     "clientCapabilities": CLIENT_CAPABILITIES,
@@ -241,7 +243,8 @@ class AgentConnection:
         tail = process.stderr_tail()
         if self._peer is not None:
             self._peer.close(PeerClosed(message))
-        for session in list(self.sessions.values()):
+        sessions = self._sessions.of_connection(self.connection_id)
+        for session in sessions:
             if died:
                 session.agent_gone(message, tail)
             else:
@@ -250,7 +253,7 @@ class AgentConnection:
         if self.log is not None:
             self.log.note(f"{message}; the process is gone (exit code {process.returncode})")
             self.log.close()
-        for session in list(self.sessions.values()):
+        for session in sessions:
             await session.wait_closed()
         self._gone.set()
         if self._on_gone is not None:
@@ -327,7 +330,7 @@ class AgentConnection:
                 "invalid_params",
                 f"unknown auth method {method_id!r}; the agent offers: {offered}",
             )
-        await self.call("authenticate", {"methodId": method_id})
+        await self.call(acp.AUTHENTICATE, {"methodId": method_id})
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         if self._peer is None or self.closed:
@@ -369,29 +372,31 @@ class AgentConnection:
 
     # -- the agent calling us ----------------------------------------------------
 
+    def _routed(self, agent_session_id: str) -> Session | None:
+        return self._sessions.routed(self.connection_id, agent_session_id)
+
     def _session_for(self, params: Any) -> Session:
         session_id = params.get("sessionId") if isinstance(params, dict) else None
-        session = self.sessions.get(session_id) if isinstance(session_id, str) else None
-        if session is None or session.status == "closed":
-            raise RequestError(-32602, f"unknown session {session_id!r}")
+        session = self._routed(session_id) if isinstance(session_id, str) else None
+        if session is None or session.closed:
+            raise acp.invalid_params(f"unknown session {session_id!r}")
         return session
 
-    def add_session(self, session: Session) -> None:
-        """Route the agent's traffic for ``session`` to it, starting with the
-        updates that arrived before the session/new answer was processed."""
-        self.sessions[session.agent_session_id] = session
+    def session_added(self, session: Session) -> None:
+        """``session`` is in the registry: hand it the updates that arrived
+        for it before the session/new answer was processed."""
         for update in self._early_updates.pop(session.agent_session_id, ()):
             session.apply_update(update)
 
     def _on_notification(self, method: str, params: Any) -> None:
-        if method != "session/update":
+        if method != acp.SESSION_UPDATE:
             log.info("ignoring agent notification %s", method)
             return
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         if not isinstance(session_id, str):
             self._protocol_error("session/update without a sessionId")
             return
-        session = self.sessions.get(session_id)
+        session = self._routed(session_id)
         if session is not None:
             session.apply_update(params.get("update"))
             return
@@ -406,47 +411,46 @@ class AgentConnection:
         session = self._session_for(params)
         tools = session.tools
         handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
-            "fs/read_text_file": tools.read_text_file,
-            "fs/write_text_file": tools.write_text_file,
-            "terminal/create": tools.create_terminal,
-            "terminal/output": tools.terminal_output,
-            "terminal/wait_for_exit": tools.wait_for_terminal_exit,
-            "terminal/kill": tools.kill_terminal,
-            "terminal/release": tools.release_terminal,
+            acp.FS_READ_TEXT_FILE: tools.read_text_file,
+            acp.FS_WRITE_TEXT_FILE: tools.write_text_file,
+            acp.TERMINAL_CREATE: tools.create_terminal,
+            acp.TERMINAL_OUTPUT: tools.terminal_output,
+            acp.TERMINAL_WAIT_FOR_EXIT: tools.wait_for_terminal_exit,
+            acp.TERMINAL_KILL: tools.kill_terminal,
+            acp.TERMINAL_RELEASE: tools.release_terminal,
         }
-        if method == "session/request_permission":
+        if method == acp.REQUEST_PERMISSION:
             return self._request_permission(session, params, rpc_id)
         handler = handlers.get(method)
         if handler is None:
-            raise RequestError(-32601, f"method not found: {method}")
+            raise acp.method_not_found(method)
         return handler(params)
 
     def _request_permission(self, session: Session, params: Any, rpc_id: RpcId) -> Awaitable[Any]:
         try:
             request = RequestPermissionRequest.model_validate(params)
         except ValidationError as exc:
-            raise RequestError(-32602, f"invalid permission request ({describe(exc)})") from None
+            raise acp.invalid_params(f"invalid permission request ({describe(exc)})") from None
         tool_call = request.tool_call.model_dump(mode="json", by_alias=True, exclude_none=True)
         options = [
             o.model_dump(mode="json", by_alias=True, exclude_none=True) for o in request.options
         ]
-        entry = session.entry_for_permission(tool_call)
-        pending = self._permissions.open(session, entry, options)
-        self._permission_rpc[rpc_id] = pending.request_id
+        request_id, outcome = session.request_permission(tool_call, options)
+        self._permission_rpc[rpc_id] = (session, request_id)
 
         async def answer() -> Any:
             try:
-                return await pending.outcome()
+                return await outcome
             finally:
                 self._permission_rpc.pop(rpc_id, None)
 
         return answer()
 
     def _on_cancel_request(self, rpc_id: RpcId) -> bool:
-        request_id = self._permission_rpc.get(rpc_id)
-        if request_id is None or self._permissions.get(request_id) is None:
+        found = self._permission_rpc.get(rpc_id)
+        if found is None or found[0].thread.waiting(found[1]) is None:
             return False
-        self._permissions.cancel(request_id)
+        found[0].cancel_request(found[1])
         return True
 
     # -- events without a session --------------------------------------------------

@@ -40,17 +40,3 @@ class HostError(Exception):
         if self.data is not None:
             wire["data"] = self.data
         return wire
-
-
-#: JSON-RPC error code ACP agents answer with when the user must sign in first.
-AUTH_REQUIRED_CODE = -32000
-
-
-def is_auth_required(error: HostError) -> bool:
-    """Whether ``error`` is an agent's "authentication required" answer."""
-    data = error.data
-    return (
-        error.code == "agent_error"
-        and isinstance(data, dict)
-        and data.get("code") == AUTH_REQUIRED_CODE
-    )

@@ -1,10 +1,12 @@
 """The host: the registry of agent connections and sessions, and the command
 API every front end calls (open, create, prompt, cancel, decide, close,
-shutdown).
+shutdown, and reporting an error of their own).
 
-Front ends attach an :class:`~acp_tui.core.channel.EventChannel` and only
+Front ends attach an :class:`~acp_tui.core.model.channel.EventChannel` and only
 ever submit commands here and render the events they receive; the host
-and its sessions are the single owner of every fact.
+and its sessions are the single owner of every fact. A front end never
+publishes into the hub and never writes into a session: what it has to say
+goes through a command (:meth:`Host.report_error`, :meth:`Host.add_notice`).
 """
 
 from __future__ import annotations
@@ -19,23 +21,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from acp_tui import ACP_HOST_VERSION
-from acp_tui.core import session_settings
-from acp_tui.core.agent_markup import readable_title
-from acp_tui.core.agent_spec import AgentSpec
-from acp_tui.core.budget import DEFAULT_BUDGET, Spill, TextBudget, default_spill_root
-from acp_tui.core.channel import DEFAULT_CAPACITY, EventChannel, EventHub
-from acp_tui.core.entries import Entry
-from acp_tui.core.errors import HostError, is_auth_required
-from acp_tui.core.history_store import HistoryStore, file_name
-from acp_tui.core.json_frames import fix_surrogates
-from acp_tui.core.permissions import PermissionBook
-from acp_tui.core.timeouts import CANCEL_GRACE_SECONDS, Timeouts
+from acp_tui.core.errors import HostError
+from acp_tui.core.model.agent_markup import readable_title
+from acp_tui.core.model.budget import DEFAULT_BUDGET, Spill, TextBudget, default_spill_root
+from acp_tui.core.model.channel import DEFAULT_CAPACITY, EventChannel, EventHub
+from acp_tui.core.model.coalesce import Coalescer
+from acp_tui.core.model.entries import Entry, NoticeLevel, ToolCallEntry
+from acp_tui.core.model.events import Event
+from acp_tui.core.model.session_state import kept_settings
+from acp_tui.core.sessions import settings as session_settings
+from acp_tui.core.sessions.agent_spec import AgentSpec
+from acp_tui.core.sessions.registry import SessionRegistry
+from acp_tui.core.storage.history_recorder import Recordings
+from acp_tui.core.storage.history_store import HistoryStore, file_name
+from acp_tui.core.transport.json_frames import fix_surrogates
+from acp_tui.core.transport.timeouts import CANCEL_GRACE_SECONDS, Timeouts
 
 if TYPE_CHECKING:
-    # Imported where a connection or a session is made: a front end paints
-    # before it loads the SDK's schema, JSON-RPC and processes.
+    # Imported where a connection, a session or a prompt is made: a front end
+    # paints before it loads the SDK's schema, JSON-RPC and processes.
     from acp_tui.core.connection import AgentConnection
-    from acp_tui.core.session import Session
+    from acp_tui.core.prompting.mentions import BuiltPrompt
+    from acp_tui.core.sessions.session import Session
 
 Identity = tuple[AgentSpec, str]
 #: ``session/list`` pages read at most (a misbehaving agent could page forever).
@@ -52,7 +59,7 @@ def load_connection_modules() -> None:
     them when it first opens a connection; a front end may load them ahead,
     in a thread, once it has painted."""
     importlib.import_module("acp_tui.core.connection")
-    importlib.import_module("acp_tui.core.session")
+    importlib.import_module("acp_tui.core.sessions.session")
 
 
 class Host:
@@ -78,9 +85,15 @@ class Host:
         self.logs = logs
         #: Where sessions' transcripts are kept (None: nowhere).
         self.history = history
-        self.permissions = PermissionBook()
+        #: The history recorder follows the event stream (it is called by nobody).
+        self.recordings = Recordings()
+        if history is not None:
+            self.hub.subscribe(self.recordings.on_event)
         self.connections: dict[str, AgentConnection] = {}
-        self.sessions: dict[str, Session] = {}
+        #: Every session, by its id (the one registry; connections route through it).
+        self.sessions = SessionRegistry()
+        #: Front ends' errors, a flood of them coalesced.
+        self._errors = Coalescer(self.hub.publish)
         self.extra_roots = [Path(root).resolve() for root in extra_roots]
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.cancel_grace = cancel_grace
@@ -145,7 +158,7 @@ class Host:
             spec,
             directory,
             hub=self.hub,
-            permissions=self.permissions,
+            sessions=self.sessions,
             base_env=self.base_env,
             on_gone=self._connection_gone,
             timeouts=self.timeouts,
@@ -191,16 +204,18 @@ class Host:
         mcp_servers: list[dict[str, Any]] | None = None,
     ) -> Session:
         self._check_running()
+        from acp_tui.core.transport import acp_protocol as acp
+
         connection = self.connection(connection_id)
         directory = _directory(cwd if cwd is not None else connection.cwd)
         try:
             result = await connection.call(
-                "session/new",
+                acp.SESSION_NEW,
                 {"cwd": str(directory), "mcpServers": mcp_servers or []},
                 timeout=self.timeouts.session_new,
             )
         except HostError as exc:
-            if not is_auth_required(exc):
+            if not acp.is_auth_required(exc):
                 raise
             methods = ", ".join(m["id"] for m in connection.auth_methods) or "none offered"
             raise HostError(
@@ -212,11 +227,14 @@ class Host:
         agent_session_id = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(agent_session_id, str):
             raise HostError("agent_error", "the agent answered session/new without a sessionId")
-        session = self._new_session(
-            connection, agent_session_id, directory, allow_roots, mcp_servers=mcp_servers
+        return self._new_session(
+            connection,
+            agent_session_id,
+            directory,
+            allow_roots,
+            mcp_servers=mcp_servers,
+            setup=result,
         )
-        session.adopt_setup(result)
-        return session
 
     def _new_session(
         self,
@@ -227,23 +245,25 @@ class Host:
         *,
         resumed: bool = False,
         mcp_servers: list[dict[str, Any]] | None = None,
+        setup: Mapping[str, Any] | None = None,
     ) -> Session:
-        """A session registered with the host and its connection, and, unless
-        ``resumed`` (recorded once its load succeeds), with the history."""
+        """A session with the agent's ``setup`` (its session/new answer: modes,
+        config options), registered, and, unless ``resumed`` (recorded once its
+        load succeeds), recorded in the history; then the agent's updates that
+        came before the answer are applied to it."""
         session_id = agent_session_id
         earlier = self.sessions.get(session_id)
         if earlier is not None and earlier.status != "closed":
             # Two live sessions with one agent id (two agents reusing ids).
             # A closed one's id is taken over: resuming it keeps its id.
             session_id = f"{agent_session_id}@{connection.connection_id}"
-        from acp_tui.core.session import Session
+        from acp_tui.core.sessions.session import Session
 
         session = Session(
             session_id=session_id,
             agent_session_id=agent_session_id,
             link=connection,
             hub=self.hub,
-            permissions=self.permissions,
             cwd=directory,
             extra_roots=[*self.extra_roots, *(Path(r).resolve() for r in allow_roots)],
             base_env=self.base_env,
@@ -251,10 +271,12 @@ class Host:
             budget=TextBudget(self.text_budget, Spill(self.spill_root / spill_name(session_id))),
             mcp_servers=mcp_servers,
         )
+        if setup is not None:
+            session.adopt_setup(setup)
         if not resumed:
             self._record(session, connection)
-        self.sessions[session_id] = session
-        connection.add_session(session)
+        self.sessions.add(session)
+        connection.session_added(session)
         return session
 
     async def load_session(
@@ -274,8 +296,10 @@ class Host:
         which replays nothing: the thread starts as a copy of those entries.
         ``settings`` (default: the local history's) are restored after."""
         self._check_running()
+        from acp_tui.core.transport import acp_protocol as acp
+
         connection = self.connection(connection_id)
-        method = "session/load" if resume is None else "session/resume"
+        method = acp.SESSION_LOAD if resume is None else acp.SESSION_RESUME
         if resume is None and not connection.capabilities.get("loadSession"):
             raise HostError("unsupported", f"{connection.agent_name} cannot load sessions")
         if resume is not None and not can_resume(connection.capabilities):
@@ -289,8 +313,7 @@ class Host:
             resumed=True,
             mcp_servers=mcp_servers,
         )
-        for entry in resume or ():
-            session.commit(session.thread.append_copy(entry))
+        session.carry_over(resume or ())
         try:
             result = await connection.call(
                 method,
@@ -301,8 +324,7 @@ class Host:
                 },
             )
         except HostError:
-            connection.sessions.pop(agent_session_id, None)
-            self.sessions.pop(session.session_id, None)
+            self.sessions.remove(session)
             session.close()
             raise
         session.adopt_setup(result if isinstance(result, dict) else {})
@@ -312,7 +334,7 @@ class Host:
         # The first flush writes every entry, the replay included.
         self._record(session, connection, resumed=True)
         await self.restore_settings(session, settings)
-        session.save_history()
+        self.recordings.flush(session.session_id)
         return session
 
     async def revive_session(
@@ -333,7 +355,7 @@ class Host:
             allow_roots=dead.tools.fence.roots[1:],
             mcp_servers=dead.mcp_servers,
             resume=dead.thread.entries if resume else None,
-            settings=session_settings.current(dead),
+            settings=kept_settings(dead.modes, dead.config_options, dead.usage),
         )
         return session, "resumed" if resume else "loaded"
 
@@ -351,8 +373,7 @@ class Host:
         it), with a note in the log saying so."""
         restored = await session_settings.restore(session, settings)
         if restored:
-            text = "Restored from before: " + " · ".join(restored)
-            session.commit(session.thread.append_notice("info", text))
+            session.add_notice("info", "Restored from before: " + " · ".join(restored))
 
     def _record(
         self, session: Session, connection: AgentConnection, *, resumed: bool = False
@@ -360,15 +381,22 @@ class Host:
         if self.history is None:
             return
         try:
-            session.recorder = self.history.recorder(
+            recorder = self.history.recorder(
                 session.agent_session_id,
                 agent=connection.history_key,
                 cwd=session.cwd,
                 resumed=resumed,
             )
-            session.recorder.spill = session.budget.spill
         except OSError as exc:
             log.warning("no history for this session: %s", exc)
+            return
+        recorder.spill = session.budget.spill
+        self.recordings.add(session.session_id, recorder, session.snapshot())
+
+    def transcript_key(self, session_id: str) -> str | None:
+        """The local history's key of a session's transcript (None: not kept)."""
+        path = self.recordings.path(session_id)
+        return path.stem if path is not None else None
 
     async def list_sessions(
         self, connection_id: str, cwd: str | Path | None = None
@@ -394,12 +422,32 @@ class Host:
         stored = self.history.sessions(agent=connection.history_key, cwd=directory)
         return [s.to_wire() for s in stored]
 
+    def build_prompt(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        images: Mapping[str, str | os.PathLike[str]] | None = None,
+    ) -> BuiltPrompt:
+        """The content blocks of a prompt typed as ``text``: its ``@`` mentions
+        attached (within the session's fence, as the agent's prompt
+        capabilities allow) and ``images`` (label -> path) where their labels
+        still are; with notes for the user about what was not attached.
+        Synchronous: a front end builds and sends with nothing in between."""
+        from acp_tui.core.prompting.mentions import PromptCapabilities, build_prompt
+
+        session = self.session(session_id)
+        capabilities = PromptCapabilities.from_init_result(
+            {"agentCapabilities": session.link.capabilities}
+        )
+        return build_prompt(text, session.tools.fence, capabilities, images=images)
+
     async def prompt(self, session_id: str, blocks: list[dict[str, Any]]) -> str:
         self._check_running()
         from acp.schema import PromptRequest
         from pydantic import ValidationError
 
-        from acp_tui.core.validation import describe
+        from acp_tui.core.model.validation import describe
 
         session = self.session(session_id)
         try:
@@ -427,12 +475,37 @@ class Host:
     def decide(
         self, request_id: str, option_id: str | None = None, *, cancelled: bool = False
     ) -> None:
-        if cancelled:
-            self.permissions.cancel(request_id)
-        elif option_id is None:
+        if not cancelled and option_id is None:
             raise HostError("invalid_params", "give optionId or cancelled: true")
+        session = self._request_owner(request_id)
+        if option_id is None:
+            session.cancel_request(request_id)
         else:
-            self.permissions.decide(request_id, option_id)
+            session.decide(request_id, option_id)
+
+    def _request_owner(self, request_id: str) -> Session:
+        for session in self.sessions:
+            if session.owns_request(request_id):
+                return session
+        raise HostError("not_found", f"no permission request {request_id}")
+
+    def pending_permission(self, request_id: str) -> tuple[Session, ToolCallEntry] | None:
+        """The session and tool call permission request ``request_id`` waits
+        on (None once it is resolved)."""
+        for session in self.sessions:
+            found = session.thread.waiting(request_id)
+            if found is not None:
+                return session, found[1]
+        return None
+
+    def report_error(self, code: str, message: str) -> None:
+        """A front end's own problem (a bad line, a failed key), as an
+        ``error`` event every front end sees; a flood is coalesced."""
+        self._errors.offer(code, Event("error", {"code": code, "message": message}))
+
+    def add_notice(self, session_id: str, level: NoticeLevel, text: str) -> None:
+        """A line of the host's own in a session's log (a front end's news)."""
+        self.session(session_id).add_notice(level, text)
 
     # -- the end ------------------------------------------------------------------
 
@@ -443,6 +516,7 @@ class Host:
         await asyncio.gather(
             *(c.close("the host is shutting down") for c in connections), return_exceptions=True
         )
+        self._errors.flush()
         self.hub.close()
 
     def kill_all_now(self) -> None:
@@ -465,10 +539,12 @@ class Host:
 
 
 async def _agent_sessions(connection: AgentConnection, cwd: Path | None) -> list[dict[str, Any]]:
+    from acp_tui.core.transport import acp_protocol as acp
+
     sessions: list[dict[str, Any]] = []
     params: dict[str, Any] = {} if cwd is None else {"cwd": str(cwd)}
     for _ in range(MAX_LIST_PAGES):
-        result = await connection.call("session/list", params)
+        result = await connection.call(acp.SESSION_LIST, params)
         if not isinstance(result, dict):
             break
         for info in result.get("sessions") or []:

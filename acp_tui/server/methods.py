@@ -13,10 +13,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION
 
 from acp_tui import ACP_HOST_VERSION
-from acp_tui.core.agent_spec import AgentSpec
-from acp_tui.core.errors import HostError
-from acp_tui.core.host import Host
-from acp_tui.core.session import Session
+from acp_tui.core import AgentSpec, Host, HostError, Session
 
 Method = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -155,14 +152,20 @@ class Methods:
     async def session_prompt(self, params: dict[str, Any]) -> dict[str, Any]:
         session_id = _str(params, "sessionId")
         blocks = params.get("prompt")
+        notes: list[str] = []
         if blocks is None:
             text = params.get("text")
             if not isinstance(text, str):
                 raise HostError("invalid_params", "give prompt: [ContentBlock] or text: string")
-            blocks = [{"type": "text", "text": text}]
+            # Read as the TUI reads what is typed: @mentions attach files.
+            built = self.host.build_prompt(session_id, text)
+            blocks, notes = built.blocks, built.notes
         if not isinstance(blocks, list):
             raise HostError("invalid_params", "prompt must be a list of content blocks")
-        return {"stopReason": await self.host.prompt(session_id, blocks)}
+        result: dict[str, Any] = {"stopReason": await self.host.prompt(session_id, blocks)}
+        if notes:
+            result["notes"] = notes
+        return result
 
     async def session_cancel(self, params: dict[str, Any]) -> dict[str, Any]:
         await self.host.cancel(_str(params, "sessionId"))

@@ -20,13 +20,18 @@ import contextlib
 import logging
 from typing import Any
 
-from acp_tui.core.channel import ChannelClosed, EventChannel
-from acp_tui.core.coalesce import Coalescer
-from acp_tui.core.errors import HostError
-from acp_tui.core.events import Event
-from acp_tui.core.framing import FrameReader, FrameTooLarge
-from acp_tui.core.host import Host
-from acp_tui.core.json_frames import BadFrame, decode_frame, encode_frame, top_level_fields
+from acp_tui.core import (
+    BadFrame,
+    ChannelClosed,
+    EventChannel,
+    FrameReader,
+    FrameTooLarge,
+    Host,
+    HostError,
+    decode_frame,
+    encode_frame,
+    top_level_fields,
+)
 from acp_tui.server.methods import Methods
 from acp_tui.server.stdio import LineSink
 
@@ -65,7 +70,6 @@ class HeadlessServer:
         self._requests: dict[asyncio.Task[None], int] = {}
         self._stopping = asyncio.Event()
         self._sink_broken = False
-        self._errors = Coalescer(self.host.hub.publish)
 
     # -- output --------------------------------------------------------------
 
@@ -101,9 +105,9 @@ class HeadlessServer:
         await self._write({"version": 1, "id": rpc_id, "error": error.to_wire()})
 
     def _error_event(self, code: str, message: str) -> None:
-        # Not tied to a session: goes through the hub like every other event
-        # (a flood of bad lines is coalesced: "… and N more like this").
-        self._errors.offer(code, Event("error", {"code": code, "message": message}))
+        # Not tied to a session: reported through the host like every front
+        # end's (a flood of bad lines is coalesced: "… and N more like this").
+        self.host.report_error(code, message)
 
     def _answer_error(self, rpc_id: int, error: HostError) -> None:
         """Answer request ``rpc_id`` with ``error`` (in turn, like any response)."""
@@ -123,7 +127,6 @@ class HeadlessServer:
         finally:
             reading.cancel()
             stopping.cancel()
-            self._errors.flush()
             await self._finish()
             self._channel.close()
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):

@@ -1,10 +1,12 @@
-"""The Textual front end: one screen over the host core.
+"""The Textual front end: one screen over a host.
 
-The app embeds a :class:`~acp_tui.core.host.Host`, attaches one event
-channel and renders what the core commits; everything it does to the agent
-goes through the host's commands (the same ones the headless server uses).
-It keeps presentation state only: the prompt draft, the queue of prompts
-typed while a turn runs, which permission dialog is open.
+The app talks to the host through a :class:`~acp_tui.ui.host_link.HostLink`
+(by default :class:`~acp_tui.ui.local_host.LocalHost`, over a host it embeds):
+it attaches one event channel and renders its own view of each session,
+built from a snapshot and the events after it (ui/conversation.py,
+ui/event_dispatch.py); everything it does to the agent goes through the
+link's commands (the ones the headless server uses). The flows live in
+their own modules and see the app only as a :class:`~acp_tui.ui.surface.Surface`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -21,34 +24,40 @@ from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widgets import TextArea
 
-from acp_tui.core import failures
-from acp_tui.core.agent_log import logs_dir
-from acp_tui.core.agent_spec import AgentSpec
-from acp_tui.core.budget import DEFAULT_BUDGET
-from acp_tui.core.channel import ChannelClosed, EventChannel
-from acp_tui.core.content_text import clean, one_line
-from acp_tui.core.entries import Entry, NoticeEntry
-from acp_tui.core.errors import HostError, is_auth_required
-from acp_tui.core.events import Event
-from acp_tui.core.history_store import HistoryStore
-from acp_tui.core.host import Host, load_connection_modules
-from acp_tui.core.mentions import PromptCapabilities, build_prompt
-from acp_tui.core.timeouts import Timeouts
+from acp_tui.core import (
+    DEFAULT_BUDGET,
+    Event,
+    EventChannel,
+    HistoryStore,
+    Host,
+    SessionView,
+    Timeouts,
+    clean,
+    logs_dir,
+    one_line,
+)
+from acp_tui.ui.agent_start import AgentStart
 from acp_tui.ui.clipboard import copy_text
+from acp_tui.ui.conversation import Conversation
+from acp_tui.ui.event_dispatch import EventDispatch
+from acp_tui.ui.event_pump import pump_events
 from acp_tui.ui.exit_guard import ExitGuard, run_guarded
-from acp_tui.ui.export_command import EXPORT_COMMAND, export_conversation, parse_local_command
-from acp_tui.ui.help_topics import help_topics, welcome
+from acp_tui.ui.export_command import export_conversation, parse_local_command
+from acp_tui.ui.help_topics import help_topics
 from acp_tui.ui.history import PromptHistory, history_path
-from acp_tui.ui.log_source import LogSource, Tail
+from acp_tui.ui.host_link import HostLink
+from acp_tui.ui.local_host import LocalHost
+from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.permission_flow import PermissionFlow
 from acp_tui.ui.pickers import SessionCommands, SettingsPicker, session_status
+from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.resume import ResumeFlow, resume_hint
-from acp_tui.ui.revive import Revived, revive
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
 from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
-from acp_tui.ui.widgets import status_bar
+from acp_tui.ui.turns import Turns
 from acp_tui.ui.widgets.entry_log import EntryLog
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -56,11 +65,7 @@ from acp_tui.ui.widgets.queue_line import QueueLine
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
-    from acp_tui.core.connection import AgentConnection
-    from acp_tui.core.session import Session
-
-#: Events handled per batch before the UI gets a turn (keeps it responsive under floods).
-EVENT_BATCH = 256
+    from acp_tui.core import AgentConnection, AgentSpec, Session
 DOUBLE_PRESS_SECONDS = 2.0
 #: Below this many rows the plan panel starts folded to one line.
 SHORT_SCREEN = 30
@@ -94,6 +99,7 @@ class AcpApp(App[int]):
         *,
         cwd: Path,
         host: Host | None = None,
+        link: HostLink | None = None,
         extra_roots: list[Path] | None = None,
         theme: str | None = None,
         resume: str | None = None,
@@ -105,32 +111,43 @@ class AcpApp(App[int]):
         self.prompt_history = prompt_history or PromptHistory(path=history_path(cwd))
         #: Start-up warnings (the config file's problems), shown in the log.
         self._startup_notices = list(notices or ())
-        #: Resume at start: LATEST, PICK or a session id (see ui/resume.py).
-        self.resume = ResumeFlow(self, resume) if resume else None
         self.spec = spec
         self.cwd = cwd
-        self.host = host if host is not None else Host(extra_roots=extra_roots or ())
-        self.connection: AgentConnection | None = None
-        self.session: Session | None = None
-        self.source = LogSource()
-        self.queued: list[str] = []
-        self.permissions = PermissionFlow(self)
-        self.settings = SettingsPicker(self)
+        if link is None:
+            host = host if host is not None else Host(extra_roots=extra_roots or ())
+            link = LocalHost(host)
+        #: The host in this process, when the app runs one (the exit hint and
+        #: tests read its sessions; the screen never does).
+        self.host = host
+        self.link: HostLink = link
+        #: The app's own view of the conversation: what the screen shows.
+        self.conversation = Conversation()
+        self.turns = Turns(
+            self,
+            link,
+            self.conversation,
+            restart=self._restart,
+            starting=lambda: self.starter.starting,
+        )
+        self.permissions = PermissionFlow(self, link)
+        self.settings = SettingsPicker(self, link, self.conversation)
+        flow = None
+        if resume:
+            flow = ResumeFlow(self, link, self.conversation, cwd, spec.display_name, resume)
+        self.starter = AgentStart(
+            self,
+            link,
+            self.conversation,
+            self.settings,
+            spec=spec,
+            cwd=cwd,
+            resume=flow,
+            on_ready=self.turns.send_next,
+        )
+        self.events = EventDispatch(self.conversation, self, self.turns, self.permissions)
         self._requested_theme = theme
-        self._channel: EventChannel = self.host.attach()
-        self._starts: dict[str, int] = {}
-        #: Entries at the start of a session's thread that the log does not show.
-        self._skips: dict[str, int] = {}
-        #: The session whose agent died, to bring back at the next start.
-        self._dead: Session | None = None
-        #: The prompt handed to the session and not in its log yet.
-        self._handing_over: str | None = None
-        self._local: list[Entry] | None = None
+        self._channel: EventChannel = link.attach()
         self._last_ctrl_c = 0.0
-        self._turn_started: float | None = None
-        self._starting = False
-        #: The last start (open, session/new) failed: the agent is not gone.
-        self._start_failed = False
         self._quitting = False
         #: When the user last changed the draft (a dialog opening then waits).
         self.last_typed = 0.0
@@ -140,6 +157,33 @@ class AcpApp(App[int]):
         self._ui_loop: asyncio.AbstractEventLoop | None = None
         #: Set once the first frame is on the terminal (Textual's Ready).
         self._painted = asyncio.Event()
+
+    # -- what tests and the exit hint read -------------------------------------------
+
+    @property
+    def source(self) -> LogSource:
+        return self.conversation.source
+
+    @property
+    def queued(self) -> list[str]:
+        return self.turns.queued
+
+    @property
+    def view(self) -> SessionView | None:
+        """The current session as the screen knows it."""
+        return self.conversation.current
+
+    @property
+    def session(self) -> Session | None:
+        """The host's record of the current session (tests, the exit hint)."""
+        view = self.conversation.current
+        return self.host.sessions.get(view.session_id) if view and self.host else None
+
+    @property
+    def connection(self) -> AgentConnection | None:
+        """The host's connection to the current agent (tests)."""
+        agent = self.conversation.agent
+        return self.host.connections.get(agent.connection_id) if agent and self.host else None
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
@@ -191,6 +235,14 @@ class AcpApp(App[int]):
     def prompt(self) -> PromptInput:
         return self.query_one(PromptInput)
 
+    @property
+    def plan_panel(self) -> PlanPanel:
+        return self.query_one(PlanPanel)
+
+    @property
+    def queue_line(self) -> QueueLine:
+        return self.query_one(QueueLine)
+
     def on_mount(self) -> None:
         names = register_themes(self)
         wanted = self._requested_theme or DEFAULT_THEME
@@ -204,207 +256,79 @@ class AcpApp(App[int]):
         keep_picked_themes(self, wanted)
         self.prompt.focus()
         for text in self._startup_notices:
-            self._notice("warning", text)
+            self.starter.notice("warning", text)
         self._ui_loop = asyncio.get_running_loop()
         self._pump_events()
-        self._start_agent()
+        self.starter.start()
         self.refresh_status()
 
     def on_ready(self) -> None:
         self._painted.set()
 
-    # -- the agent -----------------------------------------------------------------
+    # -- the surface the flows use (ui/surface.py) ---------------------------------
 
-    def _notice(self, level: str, text: str) -> None:
-        """A message from the app itself (no session to own it)."""
-        if self._local is None:
-            self._local = []
-            self.source.add(self._local)
-        self._local.append(NoticeEntry(level=level, text=text))  # type: ignore[arg-type]
-        self.log_view.sync()
-
-    @work(exclusive=True, group="agent", exit_on_error=False)
-    async def _start_agent(self) -> None:
-        self._starting = True
-        self._start_failed = False
-        self.refresh_status()
-        # What only the connection needs (the SDK's schema: ~0.5 s) is loaded
-        # after the first frame, in a thread: typing works meanwhile.
+    async def painted(self) -> None:
         await self._painted.wait()
-        await asyncio.to_thread(load_connection_modules)
-        connection: AgentConnection | None = None
-        try:
-            connection, _ = await self.host.open_connection(self.spec, self.cwd)
-            resumed, resume = None, self.resume
-            shown: Revived | None = None
-            if self._dead is not None:
-                shown = await revive(self.host, connection, self._dead, self._create_session)
-                self._dead = None
-                resumed = shown.session
-            elif resume is not None:
-                self.resume = None  # only at the first start
-                resumed = await resume.session(connection)
-            session = resumed or await self._create_session(connection)
-            if resume is not None and resumed is None:
-                await self.host.restore_settings(session, resume.settings)
-        except HostError as exc:
-            self._starting = False
-            self._start_failed = True
-            name = connection.agent_name if connection else self.spec.display_name
-            self._notice(
-                "error",
-                failures.describe(
-                    f"Could not start {name}: {exc.message}",
-                    error=exc,
-                    stderr=connection.stderr_tail() if connection else "",
-                    log=connection.log_path if connection else None,
-                ),
-            )
-            self.refresh_status()
-            return
-        self._starting = False
-        self.connection = connection
-        self.session = session
-        self._local = None
-        skip = shown.skip if shown is not None else 0
-        if shown is not None and shown.replaces is not None:  # carried on: not shown twice
-            self.source.remove(shown.replaces.thread.entries)
-            self.log_view.reset()
-        start = self.source.add(Tail(session.thread.entries, skip))
-        self._starts[session.session_id] = start - skip
-        self._skips[session.session_id] = skip
-        self.log_view.sync()
-        self.prompt.set_commands([*session.commands, EXPORT_COMMAND])
-        self.prompt.set_file_root(session.cwd)
-        self.prompt.set_prompt_capabilities(
-            PromptCapabilities.from_init_result(connection.init_result)
-        )
-        self.query_one(PlanPanel).entries = list(session.plan)
-        self.log_view.cwd = str(session.cwd)
-        self.log_view.set_empty_message(welcome(self, connection))
-        self.refresh_status()
-        self._send_next()
 
-    async def _create_session(self, connection: AgentConnection) -> Session:
-        """A new session; asks the user to sign in first when the agent requires it."""
-        try:
-            return await self.host.create_session(connection.connection_id, self.cwd)
-        except HostError as exc:
-            if not is_auth_required(exc) or not connection.auth_methods:
-                raise
-            self._notice("warning", f"{self.spec.display_name} asks you to sign in.")
-            if not await self.settings.sign_in(connection):
-                raise HostError(
-                    "agent_error", "not signed in (send a message to try again)"
-                ) from None
-        return await self.host.create_session(connection.connection_id, self.cwd)
+    @property
+    def palette(self) -> ThemePalette:
+        return ThemePalette(self.theme_variables, self.current_theme.dark)
+
+    @property
+    def typed_at(self) -> float:
+        return self.last_typed
+
+    def toast(
+        self, message: str, *, severity: SeverityLevel = "information", timeout: float | None = None
+    ) -> None:
+        self.notify(message, severity=severity, timeout=timeout)
+
+    def open_dialog(self, screen: Screen[Any], on_close: Callable[[Any], None]) -> None:
+        self.push_screen(screen, on_close)
+
+    def close_dialog(self, screen: Screen[Any]) -> None:
+        if screen.is_active or screen in self.screen_stack:
+            screen.dismiss(None)
+
+    async def ask(self, screen: Screen[Any]) -> Any:
+        return await self.push_screen_wait(screen)
+
+    def in_background(
+        self, work: Coroutine[Any, Any, Any], group: str, *, exclusive: bool = False
+    ) -> None:
+        self.run_worker(work, group=group, exclusive=exclusive, exit_on_error=False)
+
+    def _restart(self) -> None:
+        self.starter.restart()
 
     # -- events from the core -----------------------------------------------------
 
     @work(group="events", exit_on_error=False)
     async def _pump_events(self) -> None:
-        channel = self._channel
-        while True:
-            try:
-                event = await channel.get()
-            except ChannelClosed:
-                return
-            self._handle(event)
-            for _ in range(EVENT_BATCH):
-                more = channel.get_nowait()
-                if more is None:
-                    break
-                self._handle(more)
-            await asyncio.sleep(0)
+        await pump_events(self._channel, self._handle)
 
     def _handle(self, event: Event) -> None:
-        session = self.session
-        if event.type == "error":
-            self.notify(str(event.data.get("message", "error")), severity="error", timeout=8)
-            return
-        if session is None or event.session_id is None:
-            return
-        start = self._starts.get(event.session_id)
-        if start is None:
-            return
-        log = self.log_view
-        data = event.data
-        if data.get("index", 1 << 62) < self._skips.get(event.session_id, 0):
-            return  # a replay of what the log shows above
-        if event.type == "entry-appended":
-            log.sync()
-            entry = data["entry"]
-            if entry.get("kind") == "user" and self._handing_over is not None:
-                self._handing_over = None
-                self._show_queue()
-            if entry.get("kind") == "assistant" and self._turn_running(event.session_id):
-                log.stream(start + data["index"])
-        elif event.type == "entry-updated":
-            if "textDelta" in data["patch"] and self._turn_running(event.session_id):
-                log.stream(start + data["index"])
-            else:
-                log.entry_changed(start + data["index"])
-        elif event.type == "entries-removed":
-            log.reset()
-        elif event.type == "status-changed":
-            self._status_changed(event.session_id, data)
-        elif event.type == "permission-requested":
-            self.permissions.requested(data["requestId"])
-        elif event.type == "permission-resolved":
-            self.permissions.resolved(data["requestId"])
-        elif event.type == "plan-updated" and event.session_id == session.session_id:
-            self.query_one(PlanPanel).entries = list(data.get("entries", []))
-        elif event.type == "commands-updated" and event.session_id == session.session_id:
-            self.prompt.set_commands([*data.get("availableCommands", []), EXPORT_COMMAND])
-        elif event.type in ("mode-changed", "config-updated", "title-updated", "usage-updated"):
-            self.refresh_status()
-
-    def _turn_running(self, session_id: str) -> bool:
-        return (
-            self.session is not None
-            and self.session.session_id == session_id
-            and (self.session.status == "running")
-        )
-
-    def _status_changed(self, session_id: str, data: dict[str, Any]) -> None:
-        status = data.get("status")
-        if status == "running":
-            self._turn_started = status_bar.now()
-            # The plan of an earlier turn is not pinned through this one (a
-            # plan-updated event of this turn shows it again).
-            self.query_one(PlanPanel).entries = []
-        else:
-            self.log_view.flush_reveals()
-            self._turn_started = None
-        if status == "error" and data.get("message"):
-            self.notify(str(data["message"]), severity="error", timeout=8)
-        self.refresh_status()
-        if status in ("idle", "error"):
-            self._send_next()
+        self.events.handle(event)
 
     # -- status --------------------------------------------------------------------
 
     def refresh_status(self) -> None:
-        session = self.session
-        info = self.connection.init_result.get("agentInfo", {}) if self.connection else {}
-        if session is None:
-            status = "starting" if self._starting else "failed" if self._start_failed else "closed"
-            self.query_one(StatusBar).info = StatusInfo(
-                agent=self.spec.display_name, status=status, queued=len(self.queued)
+        view, agent = self.conversation.current, self.conversation.agent
+        queued = len(self.turns.queued)
+        if view is None or agent is None:
+            starter = self.starter
+            status = "starting" if starter.starting else "failed" if starter.failed else "closed"
+            info = StatusInfo(agent=self.spec.display_name, status=status, queued=queued)
+        else:
+            info = session_status(
+                view,
+                agent=agent.title(self.spec.display_name),
+                version=str(agent.info.get("version", "")),
+                running_since=self.turns.started_at,
+                queued=queued,
             )
-            self._show_queue()
-            return
-        self.query_one(StatusBar).info = session_status(
-            session,
-            agent=str(info.get("title") or info.get("name") or self.spec.display_name),
-            version=str(info.get("version", "")),
-            running_since=self._turn_started,
-            queued=len(self.queued),
-        )
-        self._show_queue()
-
-    def _show_queue(self) -> None:
-        self.query_one(QueueLine).show(self.queued, self._handing_over)
+        self.query_one(StatusBar).info = info
+        self.turns.show_queue()
 
     # -- prompts -------------------------------------------------------------------
 
@@ -429,55 +353,8 @@ class AcpApp(App[int]):
         if argument is not None:
             self.action_export(argument)
             return
-        self.queued.append(message.text)
         self.log_view.action_scroll_end()  # sending always shows the newest output
-        self.refresh_status()
-        self._send_next()
-
-    def _send_next(self) -> None:
-        if not self.queued or self._starting:
-            return
-        session = self.session
-        if session is None or session.status == "closed":
-            self._restart()
-            return
-        if session.status == "running":
-            return
-        text = self.queued.pop(0)
-        # Shown until the session takes it in (after a cancel, once the agent settled).
-        self._handing_over = text if session.settling else None
-        self.refresh_status()
-        self._run_prompt(session, text)
-
-    @work(group="prompt", exit_on_error=False)
-    async def _run_prompt(self, session: Session, text: str) -> None:
-        try:
-            # Built here, synchronously: nothing may run between taking the prompt off
-            # the queue and the turn starting (a second prompt would race this one).
-            built = build_prompt(
-                text,
-                session.tools.fence,
-                self.prompt.prompt_capabilities,
-                images=self.prompt.image_attachments,
-            )
-            for note in built.notes:
-                self.notify(note, severity="warning", timeout=8)
-            await self.host.prompt(session.session_id, built.blocks)
-        except HostError as exc:
-            if exc.code not in ("agent_exited", "agent_error"):
-                self.notify(exc.message, severity="error", timeout=8)
-        finally:
-            self._handing_over = None
-            self.refresh_status()
-            self._send_next()
-
-    def _restart(self) -> None:
-        """The agent is gone: start it again, with the same session if it can."""
-        if self.session is not None and self.session.status == "closed":
-            self._dead = self.session
-        self.session = None
-        self.connection = None
-        self._start_agent()
+        self.turns.submit(message.text)
 
     # -- actions -------------------------------------------------------------------
 
@@ -498,9 +375,9 @@ class AcpApp(App[int]):
             self.exit_guard.trigger()  # bounds the quit
         # Nothing more to draw: the loop is free for the shutdown (a flood
         # would keep it rendering) and the agents are no longer held back.
-        self.host.detach(self._channel)
+        self.link.detach(self._channel)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.host.shutdown(), 5)
+            await asyncio.wait_for(self.link.shutdown(), 5)
         self.exit(0)
 
     async def action_clear_or_quit(self) -> None:
@@ -511,9 +388,8 @@ class AcpApp(App[int]):
         if self.prompt.text:
             self.prompt.clear_draft()
             return
-        session = self.session
-        if session is not None and session.status == "running":
-            await self.action_cancel_turn()
+        if self.turns.running:
+            await self.turns.cancel()
             return
         if now - last < DOUBLE_PRESS_SECONDS:
             self.call_later(self.action_quit)
@@ -522,30 +398,10 @@ class AcpApp(App[int]):
         self.notify("Press Ctrl+C again to quit", timeout=DOUBLE_PRESS_SECONDS)
 
     async def action_cancel_turn(self) -> None:
-        session = self.session
-        if session is None or session.status != "running":
-            return
-        if session.turn is not None and session.turn.cancel_requested:
-            return  # already cancelling
-        self.notify("Cancelling the turn…", timeout=3)
-        with contextlib.suppress(HostError):
-            await self.host.cancel(session.session_id)
+        await self.turns.cancel()
 
     async def action_cycle_mode(self) -> None:
-        session = self.session
-        if session is None or not session.modes:
-            self.notify("This agent has no modes", severity="warning", timeout=3)
-            return
-        modes = [m.get("id") for m in session.modes.get("availableModes", [])]
-        if not modes:
-            return
-        current = session.modes.get("currentModeId")
-        following = modes[(modes.index(current) + 1) % len(modes)] if current in modes else modes[0]
-        try:
-            await self.host.set_mode(session.session_id, str(following))
-        except HostError as exc:
-            self.notify(exc.message, severity="error")
-        self.refresh_status()
+        await self.settings.cycle_mode()
 
     def action_choose_config(self, config_id: str) -> None:
         """Pick a value of one of the agent's config options (the model…)."""
@@ -553,7 +409,9 @@ class AcpApp(App[int]):
 
     def action_export(self, argument: str = "") -> None:
         """``/export [path]``: the conversation as a Markdown file."""
-        export_conversation(self, argument)
+        agent = self.conversation.agent
+        shown = (agent.info or agent.name) if agent else self.spec.display_name
+        export_conversation(self, self.conversation.current, shown, argument)
 
     def action_choose_mode(self) -> None:
         self.settings.choose_mode()
@@ -588,7 +446,10 @@ class AcpApp(App[int]):
         from acp_tui.ui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(help_topics(self)))
+            topics = help_topics(
+                self.prompt.commands, self.conversation.agent, self.link.history_root
+            )
+            self.push_screen(HelpScreen(topics))
 
     def on_prompt_input_help_requested(self, message: PromptInput.HelpRequested) -> None:
         self.action_help()
@@ -602,7 +463,13 @@ class AcpApp(App[int]):
 
     async def on_unmount(self) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.host.shutdown(), 5)
+            await asyncio.wait_for(self.link.shutdown(), 5)
+
+    def kill_agents_now(self) -> None:
+        self.link.kill_all_now()
+
+    def agents_gone(self) -> bool:
+        return self.link.agents_gone()
 
 
 def run_tui(
@@ -628,7 +495,11 @@ def run_tui(
     code = run_guarded(app)
     # Only after a normal quit: after a signal or a lost terminal nobody may
     # be reading it (a write could block).
-    hint = resume_hint(app.spec, app.session, cwd, app.connection) if code == 0 else None
+    agent = app.conversation.agent
+    loadable = agent.can_load if agent is not None else None
+    session = app.session
+    transcript = host.transcript_key(session.session_id) if session is not None else None
+    hint = resume_hint(app.spec, session, cwd, loadable, transcript) if code == 0 else None
     if hint:
         with contextlib.suppress(OSError):
             print(hint, flush=True)

@@ -27,10 +27,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from acp_tui.ui.app import AcpApp
+from typing import Protocol
 
 #: Seconds from a signal or a lost terminal to the hard exit: the agents are
 #: reaped and the process gone within 2 s.
@@ -175,13 +172,28 @@ def _is_tty(fd: int) -> bool:
         return False
 
 
-def run_guarded(app: AcpApp) -> int:
+class Guarded(Protocol):
+    """What the guard needs of the app it runs."""
+
+    exit_guard: ExitGuard | None
+
+    def run(self) -> int | None: ...
+
+    def quit_threadsafe(self) -> None: ...
+
+    def restore_terminal_now(self) -> None: ...
+
+    def kill_agents_now(self) -> None: ...
+
+    def agents_gone(self) -> bool: ...
+
+
+def run_guarded(app: Guarded) -> int:
     """Run the app under an :class:`ExitGuard`; the exit status."""
-    host = app.host
     guard = ExitGuard(
         request_quit=app.quit_threadsafe,
-        kill_agents=host.kill_all_now,
-        agents_gone=host.agents_gone,
+        kill_agents=app.kill_agents_now,
+        agents_gone=app.agents_gone,
         restore_terminal=app.restore_terminal_now,
     )
     app.exit_guard = guard
@@ -191,5 +203,5 @@ def run_guarded(app: AcpApp) -> int:
         code = app.run()
     finally:
         guard.uninstall()
-        host.kill_all_now()
+        app.kill_agents_now()
     return guard.code or code or 0

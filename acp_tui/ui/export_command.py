@@ -10,12 +10,18 @@ from __future__ import annotations
 import datetime as dt
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from acp_tui.core.transcript import ExportError, default_export_name, to_markdown, write_markdown
+from acp_tui.core import (
+    ExportError,
+    SessionView,
+    default_export_name,
+    to_markdown,
+    write_markdown,
+)
 
 if TYPE_CHECKING:
-    from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.surface import Surface
 
 __all__ = ["EXPORT_COMMAND", "export_conversation", "parse_local_command"]
 
@@ -36,34 +42,33 @@ def parse_local_command(text: str) -> str | None:
     return rest.strip()
 
 
-def export_conversation(app: AcpApp, argument: str) -> Path | None:
-    session = app.session
-    if session is None or not session.thread.entries:
-        app.notify("Nothing to export yet", severity="warning", timeout=4)
+def export_conversation(
+    surface: Surface, session: SessionView | None, agent: dict[str, Any] | str, argument: str
+) -> Path | None:
+    """Write ``session``'s conversation (as its view holds it) as Markdown;
+    ``agent``: its ``agentInfo``, or its name."""
+    if session is None or not session.entries or session.cwd is None:
+        surface.toast("Nothing to export yet", severity="warning", timeout=4)
         return None
     try:
         parts = shlex.split(argument) if argument else []
     except ValueError as exc:
-        app.notify(f"/export: {exc}", severity="error")
+        surface.toast(f"/export: {exc}", severity="error")
         return None
+    cwd = session.cwd
     target = Path(parts[0]).expanduser() if parts else Path()
     if not target.is_absolute():
-        target = session.cwd / target
+        target = cwd / target
     if target.is_dir():
         target = target / default_export_name(session.title, dt.datetime.now())
-    agent = app.connection.init_result.get("agentInfo") if app.connection else None
     text = to_markdown(
-        session.thread.entries,
-        title=session.title,
-        agent=agent or app.spec.display_name,
-        cwd=session.cwd,
-        plan=session.plan,
+        session.entries, title=session.title, agent=agent, cwd=cwd, plan=session.plan
     )
     try:
         written = write_markdown(target, text)
     except ExportError as exc:
-        app.notify(f"Export failed: {exc}", severity="error", timeout=8)
+        surface.toast(f"Export failed: {exc}", severity="error", timeout=8)
         return None
-    shown = written.relative_to(session.cwd) if written.is_relative_to(session.cwd) else written
-    app.notify(f"Exported the conversation to {shown}", timeout=6)
+    shown = written.relative_to(cwd) if written.is_relative_to(cwd) else written
+    surface.toast(f"Exported the conversation to {shown}", timeout=6)
     return written

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from acp_tui.core.state_paths import state_dir
+from acp_tui.core import state_dir
 
 log = logging.getLogger(__name__)
 

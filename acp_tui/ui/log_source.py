@@ -1,4 +1,4 @@
-"""What the entry log shows: core threads one after another, read in place.
+"""What the entry log shows: the entries of the sessions' views, one after another.
 
 Also the two things the log needs to know about an entry without
 rendering it: a cheap guess of its height, and its text for the clipboard.
@@ -9,24 +9,28 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
+from acp_tui.core import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
 
 
 class LogSource:
-    """The entries shown: threads one after another, read from the core.
+    """The entries shown: lists of entries one after another (each session's
+    view, the app's own notices, a transcript read back).
 
     A session that ended (the agent died) stays visible above the session
-    that replaced it; only the last segment still grows.
+    that replaced it; only the last segment still grows. A segment may leave
+    out its first entries (``skip``: a reloaded session whose replay repeats
+    what the log shows above it).
     """
 
     def __init__(self) -> None:
         self._segments: list[Sequence[Entry]] = []
         self._starts: list[int] = []
 
-    def add(self, entries: Sequence[Entry]) -> int:
-        """Show ``entries`` after everything else; returns its first global index."""
+    def add(self, entries: Sequence[Entry], skip: int = 0) -> int:
+        """Show ``entries`` (from ``skip`` on) after everything else; returns
+        the global index of the first one shown."""
         start = len(self)
-        self._segments.append(entries)
+        self._segments.append(Tail(entries, skip) if skip else entries)
         self._starts.append(start)
         return start
 
@@ -50,16 +54,30 @@ class LogSource:
 
     def remove(self, entries: Sequence[Entry]) -> None:
         """Stop showing ``entries`` (a session that another one carries on)."""
-        kept = [segment for segment in self._segments if segment is not entries]
+        kept = [segment for segment in self._segments if _inner(segment) is not entries]
         self._segments, self._starts = [], []
         for segment in kept:
-            self.add(segment)
+            self._starts.append(len(self))
+            self._segments.append(segment)
 
     def start_of(self, entries: Sequence[Entry]) -> int:
         for start, segment in zip(self._starts, self._segments, strict=True):
-            if segment is entries:
+            if _inner(segment) is entries:
                 return start
         raise KeyError("not shown in this log")
+
+    def position(self, entries: Sequence[Entry], index: int) -> int | None:
+        """The global index of ``entries[index]``; None when it is not shown
+        (left out at the start of its segment, or the segment is not shown)."""
+        for start, segment in zip(self._starts, self._segments, strict=True):
+            if _inner(segment) is entries:
+                skip = segment.skip if isinstance(segment, Tail) else 0
+                return start + index - skip if index >= skip else None
+        return None
+
+
+def _inner(segment: Sequence[Entry]) -> Sequence[Entry]:
+    return segment.entries if isinstance(segment, Tail) else segment
 
 
 class Tail(Sequence[Entry]):

@@ -1,14 +1,14 @@
 """Pending permission requests in the TUI: one dialog at a time, in order.
 
-The core owns each request (host.permissions); this only decides which one
-the dialog shows. A decision goes through ``host.decide`` — the path the
-headless server uses — and a request resolved elsewhere (the turn was
-cancelled, the agent withdrew it) closes its dialog.
+The requests come from the event stream: each session's view holds its
+pending ones and the tool-call entry each is about; this only decides which
+one the dialog shows. A decision goes through the host link's ``decide``
+(the path the headless server uses), and a request resolved elsewhere (the
+turn was cancelled, the agent withdrew it) closes its dialog.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import time
 from functools import partial
@@ -18,16 +18,14 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Text
 from textual import events
 
-from acp_tui.core.content_text import clean, one_line
-from acp_tui.core.entries import ToolCallEntry
-from acp_tui.core.errors import HostError
-from acp_tui.core.tool_paths import outside_paths
+from acp_tui.core import HostError, SessionView, ToolCallEntry, clean, diff_lines, one_line
+from acp_tui.ui.host_link import HostLink
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.render.tools import display_path
 
 if TYPE_CHECKING:
-    from acp_tui.ui.app import AcpApp
     from acp_tui.ui.screens.permission import PermissionScreen
+    from acp_tui.ui.surface import Surface
 
 PREVIEW_LINES = 400
 #: Characters of a tool call's text (or command, or raw input) the preview shows.
@@ -42,92 +40,85 @@ ARM_SECONDS = 0.6
 
 
 class PermissionFlow:
-    def __init__(self, app: AcpApp) -> None:
-        self.app = app
-        self.queue: list[str] = []
+    def __init__(self, surface: Surface, link: HostLink) -> None:
+        self.surface = surface
+        self.link = link
+        #: (session's view, request id), in the order they were asked.
+        self.queue: list[tuple[SessionView, str]] = []
         self.showing: str | None = None
         self._screen: PermissionScreen | None = None
 
-    def requested(self, request_id: str) -> None:
-        self.queue.append(request_id)
+    def requested(self, view: SessionView, request_id: str) -> None:
+        self.queue.append((view, request_id))
         if self.showing is None:
             self._show_next()
         elif self._screen is not None:
             self._screen.update_total(1 + len(self.queue))
 
     def resolved(self, request_id: str) -> None:
-        """The core resolved ``request_id`` (decided here or elsewhere)."""
-        if request_id in self.queue:
-            self.queue.remove(request_id)
+        """``request_id`` was resolved (decided here or elsewhere)."""
+        self.queue = [(view, r) for view, r in self.queue if r != request_id]
         if self._screen is not None:
             self._screen.update_total(1 + len(self.queue))
         if request_id == self.showing and self._screen is not None:
             screen, self._screen = self._screen, None
             self.showing = None
-            if screen.is_active or screen in self.app.screen_stack:
-                screen.dismiss(None)
+            self.surface.close_dialog(screen)
             self._show_next()
 
     def _show_next(self) -> None:
         # The dialog's module is loaded at the first request, not before the first frame.
         from acp_tui.ui.screens.permission import PermissionPrompt, PermissionScreen
 
-        host = self.app.host
         while self.queue:
-            request_id = self.queue.pop(0)
-            pending = host.permissions.get(request_id)
+            view, request_id = self.queue.pop(0)
+            pending = view.permissions.get(request_id)
             if pending is None:
-                continue
-            found = pending.owner.thread.tool_call(pending.tool_call_id)
+                continue  # resolved meanwhile
+            tool_call_id = str(pending.get("toolCallId"))
+            found = view.tool_call(tool_call_id)
             entry = found[1] if found is not None else None
-            session = host.sessions.get(pending.owner.session_id)
-            cwd = str(session.cwd) if session is not None else None
-            outside = (
-                outside_paths(entry, session.tools.fence)
-                if entry is not None and session is not None
-                else []
-            )
+            cwd = str(view.cwd) if view.cwd is not None else None
+            outside = self.link.outside_paths(view.session_id, entry) if entry else []
+            project = (view.cwd.name or str(view.cwd)) if view.cwd is not None else "the project"
             prompt = PermissionPrompt(
                 request_id=request_id,
-                title=one_line(entry.title if entry is not None else pending.tool_call_id),
+                title=one_line(entry.title if entry is not None else tool_call_id),
                 tool_kind=entry.tool_kind if entry is not None else "other",
-                options=[_shown_option(option) for option in pending.options],
-                preview=preview(entry, self._palette(), cwd) if entry else None,
+                options=[_shown_option(option) for option in pending.get("options") or []],
+                preview=preview(entry, self.surface.palette, cwd) if entry else None,
                 locations=_locations(entry, cwd),
                 position=1,
                 total=1 + len(self.queue),
-                outside=[display_path(p, cwd) for p in outside],
-                project=session.cwd.name or str(session.cwd) if session else "the project",
+                outside=[one_line(display_path(p, cwd)) for p in outside],
+                project=one_line(project),
             )
             self.showing = request_id
-            typing = time.monotonic() - self.app.last_typed < TYPING_WINDOW
+            typing = time.monotonic() - self.surface.typed_at < TYPING_WINDOW
             self._screen = PermissionScreen(
                 prompt, arm_after=ARM_SECONDS if typing else 0.0, on_early_key=self._early_key
             )
-            self.app.push_screen(self._screen, partial(self._answered, request_id))
+            self.surface.open_dialog(self._screen, partial(self._answered, request_id))
             return
 
     def _early_key(self, event: events.Key) -> None:
         """A key typed while the dialog was not armed yet belongs to the draft."""
         if event.character:
-            self.app.prompt.insert(event.character)
-
-    def _palette(self) -> ThemePalette:
-        return ThemePalette(self.app.theme_variables, self.app.current_theme.dark)
+            self.surface.prompt.insert(event.character)
 
     def _answered(self, request_id: str, choice: str | None) -> None:
-        self.app.prompt.mute_typing(KEY_REPEAT_GUARD)
+        self.surface.prompt.mute_typing(KEY_REPEAT_GUARD)
         if self.showing == request_id:
             self.showing = None
             self._screen = None
         try:
             if choice is None:
-                self.app.host.decide(request_id, cancelled=True)
+                self.link.decide(request_id, cancelled=True)
             else:
-                self.app.host.decide(request_id, choice)
+                self.link.decide(request_id, choice)
         except HostError as exc:
             if exc.code not in ("already_decided", "not_found"):
-                self.app.notify(exc.message, severity="error")
+                self.surface.toast(exc.message, severity="error")
         if self.showing is None:
             self._show_next()
 
@@ -186,21 +177,21 @@ def _diff(item: dict[str, Any], palette: ThemePalette, cwd: str | None = None) -
     new = str(item.get("newText") or "")
     path = one_line(display_path(str(item.get("path", "")), cwd))
     heading = Text(f"{path}{'  (new file)' if old is None else ''}", style="bold")
-    lines = difflib.unified_diff(str(old or "").splitlines(), new.splitlines(), lineterm="", n=3)
+    lines = diff_lines(old if isinstance(old, str) else None, new)
     styles = {
         "+": palette.hex("text-success", "success"),
         "-": palette.hex("text-error", "error"),
         "@": palette.hex("text-secondary", "secondary"),
     }
     rows: list[tuple[str, str, str]] = []
-    for count, line in enumerate(lines):
-        if line.startswith(("---", "+++")) or (old is None and line.startswith("@@")):
-            continue  # a new file needs no hunk header
-        if count >= PREVIEW_LINES:
+    for line in (line.removesuffix("\n") for line in lines):
+        if line.startswith("\\") or (old is None and line.startswith("@@")):
+            continue  # a new file needs no hunk header; nor the dialog git's "no newline"
+        if len(rows) >= PREVIEW_LINES:
             rows.append(("", "… (diff continues)", ""))
             break
         marker = line[:1] if line[:1] in ("+", "-", " ") else ""
-        body = clean(line[1:] if marker else line)
+        body = line[1:] if marker else line
         rows.append((marker, body, styles.get(line[:1], "")))
     return DiffPreview(heading, rows)
 

@@ -5,8 +5,9 @@
   palette (:class:`SessionCommands`) or a click on the status line;
 - the agent's ``authMethods`` when ``session/new`` says the user must sign in.
 
-Everything here submits commands to the host core and lets the committed
-``config-updated`` / ``mode-changed`` events update the screen.
+Everything here reads the current session's view, submits commands through
+the host link and lets the committed ``config-updated`` / ``mode-changed``
+events update the screen.
 """
 
 from __future__ import annotations
@@ -14,20 +15,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from acp_tui.core.errors import HostError
-from acp_tui.core.session_settings import flat_choices
-from acp_tui.core.session_settings import value_name as settings_value_name
+from acp_tui.core import HostError, SessionView, flat_choices, settings_value_name
+from acp_tui.ui.conversation import Conversation
+from acp_tui.ui.host_link import AgentInfo, HostLink
 from acp_tui.ui.screens.choice import Choice, ChoiceScreen
 from acp_tui.ui.widgets.status_bar import StatusInfo
 
 if TYPE_CHECKING:
-    from acp_tui.core.connection import AgentConnection
-    from acp_tui.core.session import Session
-    from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.surface import Surface
 
 __all__ = [
     "SessionCommands",
@@ -48,7 +47,7 @@ def flat_options(options: list[Any]) -> list[dict[str, Any]]:
     return flat_choices(options)
 
 
-def selectable_options(session: Session) -> list[dict[str, Any]]:
+def selectable_options(session: SessionView) -> list[dict[str, Any]]:
     """The session's select-type config options (a model, a reasoning level…)."""
     return [
         option
@@ -80,7 +79,7 @@ def mode_choices(modes: dict[str, Any] | None) -> list[Choice]:
     ]
 
 
-def sign_in_choices(connection: AgentConnection) -> list[Choice]:
+def sign_in_choices(connection: AgentInfo) -> list[Choice]:
     choices = []
     for method in connection.auth_methods:
         kind = method.get("type", "agent")
@@ -99,10 +98,12 @@ def sign_in_choices(connection: AgentConnection) -> list[Choice]:
 class SettingsPicker:
     """Opens the pickers and applies what the user chose."""
 
-    app: AcpApp
+    surface: Surface
+    link: HostLink
+    conversation: Conversation
 
     def choose_config(self, config_id: str) -> None:
-        session = self.app.session
+        session = self.conversation.current
         if session is None:
             return
         for option in selectable_options(session):
@@ -113,63 +114,76 @@ class SettingsPicker:
                 screen = ChoiceScreen(
                     f"Choose {option_name(option)}", choices, option.get("currentValue")
                 )
-                self.app.push_screen(screen, partial(self.set_config, session, config_id))
+                self.surface.open_dialog(screen, partial(self.set_config, session, config_id))
                 return
-        self.app.notify(f"This agent has no setting {config_id!r}", severity="warning")
+        self.surface.toast(f"This agent has no setting {config_id!r}", severity="warning")
 
     def choose_mode(self) -> None:
-        session = self.app.session
+        session = self.conversation.current
         choices = mode_choices(session.modes if session else None)
         if session is None or not choices:
-            self.app.notify("This agent has no modes", severity="warning", timeout=3)
+            self.surface.toast("This agent has no modes", severity="warning", timeout=3)
             return
         current = (session.modes or {}).get("currentModeId")
         screen = ChoiceScreen("Choose the session mode", choices, current)
-        self.app.push_screen(screen, partial(self._set_mode, session))
+        self.surface.open_dialog(screen, partial(self._set_mode, session))
 
-    def set_config(self, session: Session, config_id: str, value: str | None) -> None:
+    def set_config(self, session: SessionView, config_id: str, value: str | None) -> None:
         if value is not None:
-            self.app.run_worker(self.apply_config(session, config_id, value), group="settings")
-
-    def _set_mode(self, session: Session, value: str | None) -> None:
-        if value is not None:
-            self.app.run_worker(self.apply_mode(session, value), group="settings")
-
-    async def apply_config(self, session: Session, config_id: str, value: str) -> None:
-        try:
-            await self.app.host.set_config_option(session.session_id, config_id, value)
-        except HostError as exc:
-            self.app.notify(exc.message, severity="error")
-        self.app.refresh_status()
-
-    async def apply_mode(self, session: Session, mode_id: str) -> None:
-        try:
-            await self.app.host.set_mode(session.session_id, mode_id)
-        except HostError as exc:
-            self.app.notify(exc.message, severity="error")
-        self.app.refresh_status()
-
-    async def sign_in(self, connection: AgentConnection) -> bool:
-        """Ask the user for a sign-in method and authenticate; True once signed in."""
-        choices = sign_in_choices(connection)
-        while choices:
-            method_id = await self.app.push_screen_wait(
-                ChoiceScreen(f"{self.app.spec.display_name} asks you to sign in", choices)
+            self.surface.in_background(
+                self.apply_config(session, config_id, value), group="settings"
             )
+
+    def _set_mode(self, session: SessionView, value: str | None) -> None:
+        if value is not None:
+            self.surface.in_background(self.apply_mode(session, value), group="settings")
+
+    async def apply_config(self, session: SessionView, config_id: str, value: str) -> None:
+        try:
+            await self.link.set_config_option(session.session_id, config_id, value)
+        except HostError as exc:
+            self.surface.toast(exc.message, severity="error")
+        self.surface.refresh_status()
+
+    async def apply_mode(self, session: SessionView, mode_id: str) -> None:
+        try:
+            await self.link.set_mode(session.session_id, mode_id)
+        except HostError as exc:
+            self.surface.toast(exc.message, severity="error")
+        self.surface.refresh_status()
+
+    async def cycle_mode(self) -> None:
+        """The next of the session's modes (Shift+Tab)."""
+        session = self.conversation.current
+        if session is None or not session.modes:
+            self.surface.toast("This agent has no modes", severity="warning", timeout=3)
+            return
+        modes = [m.get("id") for m in session.modes.get("availableModes", [])]
+        if not modes:
+            return
+        current = session.modes.get("currentModeId")
+        following = modes[(modes.index(current) + 1) % len(modes)] if current in modes else modes[0]
+        await self.apply_mode(session, str(following))
+
+    async def sign_in(self, agent: AgentInfo, title: str) -> bool:
+        """Ask the user for a sign-in method and authenticate; True once signed in."""
+        choices = sign_in_choices(agent)
+        while choices:
+            method_id = await self.surface.ask(ChoiceScreen(title, choices))
             if method_id is None:
                 return False
-            method = next(m for m in connection.auth_methods if m["id"] == method_id)
+            method = next(m for m in agent.auth_methods if m["id"] == method_id)
             if method.get("type") == "env_var":
-                self.app.notify(
+                self.surface.toast(
                     f"{method.get('name', method_id)}: {env_hint(method)}",
                     severity="warning",
                     timeout=10,
                 )
                 return False
             try:
-                await self.app.host.authenticate(connection.connection_id, method_id)
+                await self.link.authenticate(agent.connection_id, method_id)
             except HostError as exc:
-                self.app.notify(f"Sign-in failed: {exc.message}", severity="error", timeout=8)
+                self.surface.toast(f"Sign-in failed: {exc.message}", severity="error", timeout=8)
                 continue
             return True
         return False
@@ -181,12 +195,21 @@ def env_hint(method: dict[str, Any]) -> str:
     return f"set {', '.join(names) or 'the variables'} in your environment and restart{link}"
 
 
+class SettingsOwner(Protocol):
+    """What the command palette's entries need of the app."""
+
+    conversation: Conversation
+    settings: SettingsPicker
+
+    def action_export(self, argument: str = "") -> None: ...
+
+
 class SessionCommands(Provider):
     """Command palette entries: each setting and mode of the session."""
 
     def _entries(self) -> list[tuple[str, str, Any]]:
-        app: AcpApp = self.app  # type: ignore[assignment]
-        session = app.session
+        app = cast(SettingsOwner, self.app)
+        session = app.conversation.current
         if session is None:
             return []
         entries: list[tuple[str, str, Any]] = []
@@ -232,7 +255,7 @@ def value_name(option: dict[str, Any]) -> str:
 
 
 def session_status(
-    session: Session, *, agent: str, version: str, running_since: float | None, queued: int
+    session: SessionView, *, agent: str, version: str, running_since: float | None, queued: int
 ) -> StatusInfo:
     """The status line's facts about ``session``: its mode and config values
     by name (a click on one opens its picker), its state and usage."""

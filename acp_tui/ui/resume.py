@@ -12,18 +12,15 @@ import datetime as dt
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from acp_tui.core.agent_markup import readable_title
-from acp_tui.core.agent_spec import AgentSpec
-from acp_tui.core.entries import Entry, NoticeEntry, entry_from_wire
-from acp_tui.core.errors import HostError
+from acp_tui.core import AgentSpec, Entry, HostError, NoticeEntry, entry_from_wire, readable_title
+from acp_tui.ui.conversation import Conversation
+from acp_tui.ui.host_link import AgentInfo, HostLink
 from acp_tui.ui.screens.choice import Choice, ChoiceScreen
 
 if TYPE_CHECKING:
-    from acp_tui.core.connection import AgentConnection
-    from acp_tui.core.session import Session
-    from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.surface import Surface
 
 __all__ = ["LATEST", "PICK", "ResumeFlow", "resume_hint", "session_choices"]
 
@@ -75,58 +72,58 @@ def _ago(stamp: Any, now: dt.datetime) -> str:
 
 @dataclass
 class ResumeFlow:
-    app: AcpApp
+    surface: Surface
+    link: HostLink
+    conversation: Conversation
+    #: The project folder and the agent's name (for the notice above a transcript).
+    cwd: Path
+    agent_name: str
     #: LATEST, PICK or an agent session id.
     target: str
     #: With an agent that cannot load sessions: the mode and model kept with
     #: the transcript shown, for the new session to take up.
     settings: dict[str, Any] = field(default_factory=dict)
 
-    async def session(self, connection: AgentConnection) -> Session | None:
-        """The resumed session, or None when a new one should start."""
-        app = self.app
+    async def session(self, agent: AgentInfo) -> str | None:
+        """The resumed session's id, or None when a new one should start."""
         try:
-            sessions = await app.host.list_sessions(connection.connection_id, app.cwd)
+            sessions = await self.link.list_sessions(agent.connection_id, self.cwd)
         except HostError as exc:
-            app.notify(f"Cannot list earlier sessions: {exc.message}", severity="warning")
+            self.surface.toast(f"Cannot list earlier sessions: {exc.message}", severity="warning")
             sessions = []
         chosen = await self._choose(sessions)
         if chosen is None:
             return None
-        if connection.capabilities.get("loadSession"):
+        if agent.can_load:
             try:
-                return await app.host.load_session(connection.connection_id, chosen, app.cwd)
+                return await self.link.load_session(agent.connection_id, chosen, self.cwd)
             except HostError as exc:
-                app.notify(f"Could not resume: {exc.message}", severity="error", timeout=8)
+                self.surface.toast(f"Could not resume: {exc.message}", severity="error", timeout=8)
                 return None
         self._show_transcript(chosen)
         return None
 
     async def _choose(self, sessions: list[dict[str, Any]]) -> str | None:
-        app = self.app
         if self.target == LATEST:
             if not sessions:
-                app.notify("No earlier session in this directory; starting a new one")
+                self.surface.toast("No earlier session in this directory; starting a new one")
                 return None
             return str(sessions[0]["sessionId"])
         if self.target != PICK:
             return self.target
         if not sessions:
-            app.notify("No earlier session in this directory; starting a new one")
+            self.surface.toast("No earlier session in this directory; starting a new one")
             return None
         choices = session_choices(sessions, dt.datetime.now(dt.UTC))
-        return await app.push_screen_wait(ChoiceScreen("Resume a session", choices))
+        chosen = await self.surface.ask(ChoiceScreen("Resume a session", choices))
+        return chosen if isinstance(chosen, str) else None
 
     def _show_transcript(self, session_id: str) -> None:
         """The locally kept transcript, read-only, above the new session."""
-        app = self.app
-        history = app.host.history
         try:
-            if history is None:
-                raise KeyError(session_id)
-            transcript = history.read(session_id)
+            transcript = self.link.transcript(session_id)
         except (KeyError, OSError):
-            app.notify(f"No transcript of {session_id} is kept here", severity="warning")
+            self.surface.toast(f"No transcript of {session_id} is kept here", severity="warning")
             return
         self.settings = transcript.settings
         entries: list[Entry] = []
@@ -135,36 +132,47 @@ class ResumeFlow:
                 entries.append(entry_from_wire(wire))
             except ValueError:
                 continue
-        name = app.spec.display_name
         entries.append(
             NoticeEntry(
                 "info",
                 f"Above: the transcript of {transcript.title or session_id}, kept by acp-tui."
-                f" {name} cannot load sessions, so what follows is a new session"
+                f" {self.agent_name} cannot load sessions, so what follows is a new session"
                 " (the agent does not remember the transcript).",
             )
         )
         for warning in transcript.warnings:
             entries.append(NoticeEntry("warning", warning))
-        app.source.add(entries)
-        app.log_view.sync()
+        self.conversation.show(entries)
+        self.surface.log_view.sync()
+
+
+class Resumable(Protocol):
+    """What the exit hint reads of the session the app ended with."""
+
+    agent_session_id: str
+
+    @property
+    def thread(self) -> Any: ...
 
 
 def resume_hint(
-    spec: AgentSpec, session: Session | None, cwd: Path, connection: AgentConnection | None = None
+    spec: AgentSpec,
+    session: Resumable | None,
+    cwd: Path,
+    loadable: bool | None = None,
+    transcript: str | None = None,
 ) -> str | None:
     """What to type to come back to ``session`` (printed on exit), or None
     when there is nothing to come back to. With an agent that cannot load
-    sessions, the local transcript's key names it (agents like the demo reuse
-    their session ids)."""
+    sessions, the local transcript's key (``transcript``) names it (agents
+    like the demo reuse their session ids)."""
     if session is None or not any(e.kind == "user" for e in session.thread.entries):
         return None
     target = session.agent_session_id
-    loadable = connection is not None and connection.capabilities.get("loadSession")
-    if connection is not None and not loadable:
-        if session.recorder is None:
+    if loadable is False:
+        if transcript is None:
             return None  # no history kept: nothing to come back to
-        target = session.recorder.path.stem
+        target = transcript
     agent = spec.name if spec.name else "-- " + shlex.join([spec.command, *spec.args])
     where = "" if cwd == Path.cwd().resolve() else f" --cwd {shlex.quote(str(cwd))}"
     if agent.startswith("--"):

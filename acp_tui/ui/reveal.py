@@ -10,6 +10,10 @@ source. The state is per entry, one target per chunk; a new target that
 starts with the old one only adds its suffix to the backlog, an unrelated
 one replaces the text outright, an identical one does nothing.
 
+Once the turn has ended (:meth:`RevealState.finish`), what is left is
+revealed within :data:`FINISH_FRAMES` frames: smoothly, like the rest,
+but without outlasting the turn by more than a moment.
+
 A backlog over :data:`FLUSH_BACKLOG` characters (one huge chunk) is shown
 at once: drawn 8% a frame, 16 MB would take some 200 frames, each of them
 re-rendering a text of megabytes.
@@ -22,6 +26,9 @@ import unicodedata
 
 REVEAL_FRACTION = 0.08
 FLUSH_BACKLOG = 256 * 1024
+FINISH_FRAMES = 8
+#: Characters of revealed text kept before the cut (the rest is not needed again).
+KEEP_BEHIND = 4096
 
 _ZWJ = "\u200d"
 
@@ -88,15 +95,31 @@ def common_prefix(a: str, b: str) -> int:
 
 
 class RevealState:
-    """How much of each chunk of one streaming entry is shown."""
+    """How much of each chunk of one streaming entry is shown.
+
+    Fed by the text the front end has handled (:meth:`extend` for a delta,
+    :meth:`set_target` for a whole text), never by reading live state. A
+    chunk's text is kept from ``base`` on: what was already shown when the
+    reveal started is not needed again (the cut there is a boundary).
+    """
 
     def __init__(self) -> None:
-        self.targets: list[str] = []
+        self._base: list[int] = []
+        self._kept: list[str] = []
+        self._parts: list[list[str]] = []
+        self._sizes: list[int] = []
         self.revealed: list[int] = []
+        #: Characters a frame reveals at least (set when the turn ended).
+        self._floor = 0
+
+    @property
+    def targets(self) -> list[int]:
+        """Each chunk's full length."""
+        return list(self._sizes)
 
     @property
     def backlog(self) -> int:
-        return sum(len(t) - r for t, r in zip(self.targets, self.revealed, strict=True))
+        return sum(size - shown for size, shown in zip(self._sizes, self.revealed, strict=True))
 
     @property
     def done(self) -> bool:
@@ -106,19 +129,47 @@ class RevealState:
         """Chunk index -> characters shown (the renderer's ``reveal`` map)."""
         return dict(enumerate(self.revealed))
 
+    def _open(self, chunk: int) -> None:
+        while len(self._sizes) <= chunk:
+            # A chunk starting now ends the ones before it: show them whole.
+            self.revealed = list(self._sizes)
+            self._base.append(0)
+            self._kept.append("")
+            self._parts.append([])
+            self._sizes.append(0)
+            self.revealed.append(0)
+
+    def seed(self, chunk: int, shown: int) -> None:
+        """Chunk ``chunk`` already shows ``shown`` characters (before this reveal)."""
+        self._open(chunk)
+        self._base[chunk] = self._sizes[chunk] = self.revealed[chunk] = shown
+        self._kept[chunk] = ""
+        self._parts[chunk].clear()
+
+    def extend(self, chunk: int, text: str) -> None:
+        """Chunk ``chunk`` grew by ``text`` (a text delta)."""
+        self._open(chunk)
+        self._parts[chunk].append(text)
+        self._sizes[chunk] += len(text)
+
+    def _text(self, chunk: int) -> str:
+        """The chunk's kept text (from its base on), with what was appended."""
+        parts = self._parts[chunk]
+        if parts:
+            self._kept[chunk] = "".join([self._kept[chunk], *parts])
+            parts.clear()
+        return self._kept[chunk]
+
     def set_target(self, chunk: int, text: str) -> None:
         """The chunk's full text is now ``text`` (AC-21's prefix rule)."""
-        while len(self.targets) <= chunk:
-            # A chunk starting now ends the ones before it: show them whole.
-            for index in range(len(self.targets)):
-                self.revealed[index] = len(self.targets[index])
-            self.targets.append("")
-            self.revealed.append(0)
-        old = self.targets[chunk]
-        if text == old:
+        self._open(chunk)
+        base = self._base[chunk]
+        old = self._text(chunk)
+        if len(text) == self._sizes[chunk] and text[base:] == old:
             return
-        self.targets[chunk] = text
-        if not text.startswith(old):
+        self._kept[chunk] = text[base:]
+        self._sizes[chunk] = len(text)
+        if not text.startswith(old, base):
             self.revealed[chunk] = len(text)  # an unrelated text replaces at once
 
     def step(self) -> bool:
@@ -126,24 +177,44 @@ class RevealState:
         backlog = self.backlog
         if backlog > FLUSH_BACKLOG:
             return self.flush()
-        budget = reveal_count(backlog)
+        budget = min(backlog, max(reveal_count(backlog), self._floor))
         if not budget:
             return False
-        for index, text in enumerate(self.targets):
+        for index, size in enumerate(self._sizes):
             if budget <= 0:
                 break
             shown = self.revealed[index]
-            missing = len(text) - shown
+            missing = size - shown
             if missing <= 0:
                 continue
             take = min(missing, budget)
-            cut = safe_cut(text, shown + take)
+            base = self._base[index]
+            cut = base + safe_cut(self._text(index), shown - base + take)
             budget -= cut - shown
             self.revealed[index] = cut
+            if cut - base > KEEP_BEHIND * 2:
+                self._forget_before(index, cut - KEEP_BEHIND)
         return True
+
+    def _forget_before(self, chunk: int, position: int) -> None:
+        """Keep the chunk's text from about ``position`` on only (a cut looks
+        back one character, or along a run of regional indicators: the text
+        kept starts after a character that is not one)."""
+        base = self._base[chunk]
+        kept = self._kept[chunk]
+        offset = position - base
+        while offset > 0 and _regional(kept[offset - 1]):
+            offset -= 1
+        if offset > 0:
+            self._kept[chunk] = kept[offset:]
+            self._base[chunk] = base + offset
+
+    def finish(self, frames: int = FINISH_FRAMES) -> None:
+        """No more text will come: reveal the rest within ``frames`` frames."""
+        self._floor = max(self._floor, math.ceil(self.backlog / max(frames, 1)))
 
     def flush(self) -> bool:
         """Show everything now; returns whether anything changed."""
         changed = self.backlog > 0
-        self.revealed = [len(t) for t in self.targets]
+        self.revealed = list(self._sizes)
         return changed

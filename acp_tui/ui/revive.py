@@ -12,50 +12,46 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from acp_tui.core.errors import HostError
-
-if TYPE_CHECKING:
-    from acp_tui.core.connection import AgentConnection
-    from acp_tui.core.host import Host
-    from acp_tui.core.session import Session
+from acp_tui.core import HostError
+from acp_tui.ui.host_link import AgentInfo, HostLink
 
 
-@dataclass
+@dataclass(frozen=True)
 class Revived:
-    session: Session
-    #: The dead session's entries, now carried by ``session`` (not shown twice).
-    replaces: Session | None = None
+    session_id: str
+    #: The dead session's id when the new one carries its entries (not shown twice).
+    replaces: str = ""
     #: Entries at the start of the thread the log already shows (a replay).
     skip: int = 0
 
 
 async def revive(
-    host: Host,
-    connection: AgentConnection,
-    dead: Session,
-    create: Callable[[AgentConnection], Awaitable[Session]],
+    link: HostLink,
+    agent: AgentInfo,
+    dead_session_id: str,
+    create: Callable[[AgentInfo], Awaitable[str]],
 ) -> Revived:
-    """``dead``'s successor on ``connection`` (``create`` makes a new session)."""
-    name = connection.agent_name
+    """The dead session's successor on ``agent``'s connection (``create``
+    makes a new session)."""
+    name = agent.name
     try:
-        revived = await host.revive_session(connection.connection_id, dead)
+        revived = await link.revive(agent.connection_id, dead_session_id)
     except HostError as exc:
         revived, why = None, f"reloading the session failed ({exc.message})"
     else:
         why = "it cannot reload sessions"
     if revived is None:
-        fresh = await create(connection)
+        fresh = await create(agent)
         text = (
             f"{name} restarted in a new session: {why}, so it does not remember"
             " the conversation above."
         )
-        fresh.commit(fresh.thread.append_notice("warning", text))
+        link.add_notice(fresh, "warning", text)
         return Revived(fresh)
-    session, how = revived
-    skip = 0 if how == "resumed" else len(session.thread)
+    session_id, how = revived
+    skip = 0 if how == "resumed" else len(link.snapshot(session_id)["entries"])
     verb = "resumed" if how == "resumed" else "reloaded"
     text = f"{name} restarted and {verb} this session: it remembers the conversation above."
-    session.commit(session.thread.append_notice("info", text))
-    return Revived(session, replaces=dead if how == "resumed" else None, skip=skip)
+    link.add_notice(session_id, "info", text)
+    return Revived(session_id, replaces=dead_session_id if how == "resumed" else "", skip=skip)

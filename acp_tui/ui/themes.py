@@ -18,7 +18,8 @@ from typing import Any
 from textual.app import App
 from textual.theme import Theme
 
-from acp_tui.agents.config import config_path, display_path, save_theme
+from acp_tui.agents.config import config_path, display_path
+from acp_tui.agents.config_text import save_theme
 
 DEFAULT_THEME = "acp-dark"
 _THEME_FIELDS = {f.name for f in fields(Theme)}

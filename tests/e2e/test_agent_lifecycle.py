@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from acp_tui.core.process import group_members
+from acp_tui.core.transport.process import group_members
 from tests import waiting
 from tests.conftest import HeadlessClient
 from tests.e2e.harness import (

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.entries import AssistantEntry, NoticeEntry
+from acp_tui.core.model.entries import AssistantEntry, NoticeEntry
 from acp_tui.ui.app import AcpApp
 from tests.conftest import HeadlessClient
 from tests.e2e.harness import WAIT, InstalledAdapter, MockApi

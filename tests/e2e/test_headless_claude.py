@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from acp_tui.core.process import group_members
+from acp_tui.core.transport.process import group_members
 from tests import waiting
 from tests.conftest import HeadlessClient
 from tests.e2e.harness import (
@@ -410,7 +410,7 @@ async def test_cancel_mid_stream(agent: Agent, workdir: Path) -> None:
     assert slow["outcome"] == "aborted" and slow["seconds"] < 20
     # The session goes on, each reply with its own prompt (claude-agent-acp 0.23
     # answers the first prompt after a cancel with a stale end_turn: the host
-    # absorbs it, see acp_tui/core/cancel_recovery.py).
+    # absorbs it, see acp_tui/core/sessions/cancel_recovery.py).
     after = await agent.prompt(session_id, "e2e:say still here")
     assert after["result"] == {"stopReason": "end_turn"}
     again = await agent.prompt(session_id, "e2e:say once more")

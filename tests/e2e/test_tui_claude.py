@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.entries import AssistantEntry, ToolCallEntry
-from acp_tui.core.history_store import HistoryStore
 from acp_tui.core.host import Host
-from acp_tui.core.process import group_members
+from acp_tui.core.model.entries import AssistantEntry, ToolCallEntry
+from acp_tui.core.storage.history_store import HistoryStore
+from acp_tui.core.transport.process import group_members
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.resume import PICK
 from acp_tui.ui.screens.choice import ChoiceScreen

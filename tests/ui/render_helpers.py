@@ -8,7 +8,7 @@ from typing import Any
 from rich.segment import Segment
 from textual.strip import Strip
 
-from acp_tui.core.entries import (
+from acp_tui.core.model.entries import (
     AssistantEntry,
     Chunk,
     Entry,

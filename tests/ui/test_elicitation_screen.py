@@ -16,7 +16,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, RadioSet, SelectionList, Static
 
-from acp_tui.core.elicitation_form import FormSchemaError
+from acp_tui.core.model.elicitation_form import FormSchemaError
 from acp_tui.ui.screens.elicitation import ElicitationFormScreen
 from acp_tui.ui.screens.elicitation_fields import FieldBlock
 from acp_tui.ui.screens.elicitation_url import UrlElicitationScreen
@@ -368,6 +368,18 @@ async def test_agent_text_is_shown_as_text() -> None:
         assert message.startswith("[red]hi[/red]") and "\x1b" not in message
         label = str(screen.query_one(FieldBlock).query_one(".field-label", Static).render())
         assert label.startswith("[b]bold[/b]") and "\x1b" not in label
+
+
+async def test_agent_text_leaves_no_escape_remnants() -> None:
+    """One sanitizer (the core's): a colour sequence is dropped whole, not
+    left on screen as "[31m" with its ESC blanked out."""
+    schema = {"properties": {"x": {"type": "string"}}}
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = ElicitationFormScreen("\x1b[31mred\x1b[0m alert\x07", schema)
+        app.open(screen)
+        await pilot.pause()
+        assert str(screen.query_one("#message", Static).render()) == "red alert␇"
 
 
 # -- url mode -----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from acp_tui.core.thread import Thread
+from acp_tui.core.model.thread import Thread
 from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.widgets.entry_log import EntryLog
 

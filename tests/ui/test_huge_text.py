@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from acp_tui.core.entries import AssistantEntry, Chunk
 from acp_tui.core.host import Host
+from acp_tui.core.model.entries import AssistantEntry, Chunk
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
 from acp_tui.ui.render.long_text import LazyLines, LazyRows, row_starts

@@ -17,8 +17,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.entries import UserEntry
-from acp_tui.core.mentions import PromptCapabilities
+from acp_tui.core.model.entries import UserEntry
+from acp_tui.core.prompting.mentions import PromptCapabilities
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from tests.fake_agents import ECHO_AGENT, agent_spec
 from tests.ui.helpers import idle, make_app, ready, screen_text, until

@@ -484,3 +484,24 @@ async def test_an_unarmed_dialog_ignores_answers_and_hands_typing_back() -> None
         await pilot.press("y")
         await pilot.pause()
         assert app.results == ["opt-allow"]
+
+
+@pytest.mark.parametrize("kind", ["read", "edit", "delete", "execute", "switch_mode", "bogus"])
+async def test_the_dialog_and_the_log_show_one_icon_for_one_tool_call(kind: str) -> None:
+    """One home for tool kinds (acp_tui.core.model.tool_text): the dialog's
+    header and the log's line for the same call carry the same icon."""
+    from acp_tui.core import ToolCallEntry, kind_icon, kind_label
+    from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
+
+    entry = ToolCallEntry(tool_call_id="t1", title="The call", tool_kind=kind)
+    options = RenderOptions(width=80, styles=RenderStyles.default())
+    strips = EntryRenderer().render(entry, options)
+    log_line = "".join(segment.text for segment in strips[0])
+    app = PermissionApp(make_prompt(title="The call", tool_kind=kind))
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.open()
+        await pilot.pause()
+        text = screen_text(app)
+    icon = kind_icon(kind)
+    assert log_line.startswith(f" {icon} The call")
+    assert f"{icon} {kind_label(kind)}  The call" in text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.theme import BUILTIN_THEMES
 
-from acp_tui.core.entries import (
+from acp_tui.core.model.entries import (
     Entry,
     NoticeEntry,
     UserEntry,

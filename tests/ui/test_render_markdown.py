@@ -7,7 +7,7 @@ import time
 import pytest
 
 import acp_tui.ui.render.markdown as markdown_module
-from acp_tui.core.entries import (
+from acp_tui.core.model.entries import (
     AssistantEntry,
     Chunk,
 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.history_store import HistoryStore
 from acp_tui.core.host import Host
+from acp_tui.core.storage.history_store import HistoryStore
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.resume import LATEST, PICK
 from acp_tui.ui.screens.choice import ChoiceScreen

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.entries import NoticeEntry
-from acp_tui.core.history_store import HistoryStore
 from acp_tui.core.host import Host
+from acp_tui.core.model.entries import NoticeEntry
+from acp_tui.core.storage.history_store import HistoryStore
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.resume import LATEST, PICK, session_choices
 from acp_tui.ui.screens.choice import ChoiceScreen

@@ -8,7 +8,7 @@ from textual.command import CommandPalette
 from textual.widgets import OptionList, Static
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.entries import NoticeEntry
+from acp_tui.core.model.entries import NoticeEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.choice import ChoiceScreen
 from tests.fake_agents import agent_spec
@@ -138,7 +138,7 @@ async def test_declining_to_sign_in_says_so_and_a_message_tries_again(tmp_path: 
         await pilot.press("escape")
         await until(pilot, lambda: "not signed in" in screen_text(app))
         assert app.session is None
-        notices = [e.text for e in app._local or [] if isinstance(e, NoticeEntry)]
+        notices = [e.text for e in app.conversation.notices or [] if isinstance(e, NoticeEntry)]
         assert any("not signed in" in text for text in notices)
         app.prompt.insert("echo again")
         await pilot.press("enter")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.entries import ToolCallEntry, UserEntry
+from acp_tui.core.model.entries import ToolCallEntry, UserEntry
 from acp_tui.ui.export_command import EXPORT_COMMAND
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
 from acp_tui.ui.resume import resume_hint

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from ptyprocess import PtyProcess
 
-from acp_tui.core.process import group_members
+from acp_tui.core.transport.process import group_members
 from tests.fake_agents import SCRIPTED_AGENT
 from tests.test_lifecycle import alive
 from tests.waiting import wait_until

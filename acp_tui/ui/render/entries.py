@@ -9,8 +9,7 @@ ends every entry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
@@ -18,55 +17,43 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from acp_tui.core.agent_markup import read_markup
-from acp_tui.core.content_text import clean
-from acp_tui.core.entries import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
+from acp_tui.core import (
+    AssistantEntry,
+    Entry,
+    NoticeEntry,
+    ToolCallEntry,
+    UserEntry,
+    clean,
+    read_markup,
+)
 from acp_tui.ui.render.layout import (
     Line,
     Painter,
     Rows,
-    assemble,
     blank,
     block_label,
     indent,
     prefixed,
 )
 from acp_tui.ui.render.long_text import LazyRows
+from acp_tui.ui.render.options import RenderOptions
 from acp_tui.ui.render.styles import RenderStyles
 from acp_tui.ui.render.tools import ToolCallRenderer
 
 if TYPE_CHECKING:
     from acp_tui.ui.render.markdown import MarkdownRenderer
+    from acp_tui.ui.render.reply import ReplyRenderer
 
 #: Entries are laid out at least this wide, then cropped to the real width.
 MIN_LAYOUT_WIDTH = 12
 GUTTER = 1
 SELECTED_MARKER = "▌"
 USER_MARKER = "❯ "
-THOUGHT_ICON = "∴"
 NOTICE_ICONS = {"info": "ℹ", "warning": "⚠", "error": "✗"}
 #: A prompt longer than this many lines (a paste) is folded to the first
 #: USER_SHOWN_LINES unless expanded.
 USER_FOLD_LINES = 20
 USER_SHOWN_LINES = 8
-
-
-@dataclass(frozen=True)
-class RenderOptions:
-    width: int
-    styles: RenderStyles
-    #: The user expanded this entry: thoughts in full, raw input/output,
-    #: whole diffs and terminal output.
-    expanded: bool = False
-    #: Animation frame for running tool calls.
-    spinner_frame: int = 0
-    #: Assistant entries: chunk index -> code points of that chunk revealed
-    #: so far (None: everything; a chunk not in the mapping is fully shown).
-    reveal: Mapping[int, int] | None = None
-    #: The entry has the log's cursor.
-    selected: bool = False
-    #: The session's working directory: paths inside it are shown relative.
-    cwd: str | None = None
 
 
 class EntryRenderer:
@@ -81,6 +68,7 @@ class EntryRenderer:
         # Rich's Markdown, Pygments) is loaded after the first frame.
         self._markdown_renderer: MarkdownRenderer | None = None
         self._tool_renderer: ToolCallRenderer | None = None
+        self._reply_renderer: ReplyRenderer | None = None
         self._theme_generation: int | None = None
 
     @property
@@ -98,6 +86,14 @@ class EntryRenderer:
         return self._tool_renderer
 
     @property
+    def _replies(self) -> ReplyRenderer:
+        if self._reply_renderer is None:
+            from acp_tui.ui.render.reply import ReplyRenderer
+
+            self._reply_renderer = ReplyRenderer(self._painter, self._markdown)
+        return self._reply_renderer
+
+    @property
     def markdown_renders(self) -> int:
         """How many Markdown blocks were actually rendered (block cache misses)."""
         return self._markdown_renderer.renders if self._markdown_renderer is not None else 0
@@ -108,25 +104,60 @@ class EntryRenderer:
             self._markdown_renderer.clear()
         if self._tool_renderer is not None:
             self._tool_renderer.clear()
+        if self._reply_renderer is not None:
+            self._reply_renderer.clear()
 
-    def render(self, entry: Entry, options: RenderOptions) -> Sequence[Strip]:
+    def render(
+        self,
+        entry: Entry,
+        options: RenderOptions,
+        base: Style | None = None,
+        deadline: float | None = None,
+    ) -> Sequence[Strip]:
+        """``entry``'s rows; ``base`` (the log's background) beneath every cell.
+
+        ``deadline``: a growing reply renders what it can by then (the rows of
+        the rest come at later calls; see ``StripRows.complete``)."""
         styles = options.styles
         self._use_theme(styles)
         width = max(1, options.width)
         inner = max(width, MIN_LAYOUT_WIDTH) - GUTTER
         background: Style | None = None
+        if isinstance(entry, AssistantEntry):
+            make, end = self._maker(width, options, None, base)
+            key = (width, styles.generation, options.expanded, options.selected, base)
+            rows = self._replies.strips(
+                entry,
+                key,
+                styles,
+                inner,
+                expanded=options.expanded,
+                reveal=options.reveal,
+                make=make,
+                end=end,
+                deadline=deadline,
+            )
+            if rows is not None:
+                return rows
         if isinstance(entry, UserEntry):
             lines = self._user(entry, options, inner)
             background = styles.user_background
         elif isinstance(entry, AssistantEntry):
-            lines = self._assistant(entry, options, inner)
+            lines = self._replies.whole(
+                entry, styles, inner, expanded=options.expanded, reveal=options.reveal
+            )
         elif isinstance(entry, ToolCallEntry):
             lines = self._tools.render(entry, options, inner)
         else:
             lines = self._notice(entry, styles, inner)
         if not lines:
             lines = [blank(inner, styles.text)]
-        return self._finish(lines, width, options, background)
+        rendered = self._finish(lines, width, options, background)
+        if base is None:
+            return rendered
+        if isinstance(rendered, LazyRows):  # a long text: rows made as they are drawn
+            return rendered.styled(base)
+        return [strip.apply_style(base) for strip in rendered]
 
     def _use_theme(self, styles: RenderStyles) -> None:
         if self._theme_generation == styles.generation:
@@ -138,9 +169,11 @@ class EntryRenderer:
         self._theme_generation = styles.generation
 
     @staticmethod
-    def _finish(
-        lines: Rows, width: int, options: RenderOptions, background: Style | None
-    ) -> Sequence[Strip]:
+    def _maker(
+        width: int, options: RenderOptions, background: Style | None, base: Style | None
+    ) -> tuple[Callable[[Line], Strip], Strip]:
+        """How a line becomes a row (the gutter before it, the background
+        under it), and the blank row that ends the entry."""
         styles = options.styles
         if options.selected:
             gutter = Segment(SELECTED_MARKER, styles.text + styles.selection_marker)
@@ -151,16 +184,25 @@ class EntryRenderer:
         # the width is passed to Strip rather than measured again; below the
         # minimum layout width they are cropped.
         exact = width >= MIN_LAYOUT_WIDTH
+        # One style applied once, rather than the background and then the base.
+        under = background if base is None else base if background is None else base + background
 
         def make(line: Line) -> Strip:
             if exact:
                 strip = Strip([gutter, *line], width)
             else:
                 strip = Strip([gutter, *line]).crop_extend(0, width, styles.text)
-            return strip.apply_style(background) if background is not None else strip
+            return strip.apply_style(under) if under is not None else strip
 
+        end = Strip.blank(width, styles.text)
+        return make, end.apply_style(base) if base is not None else end
+
+    def _finish(
+        self, lines: Rows, width: int, options: RenderOptions, background: Style | None
+    ) -> Sequence[Strip]:
+        make, end = self._maker(width, options, background, None)
         # A long text's rows (LazyLines) are made only when they are drawn.
-        return LazyRows.build(lines, make, tail=[Strip.blank(width, styles.text)])
+        return LazyRows.build(lines, make, tail=[end])
 
     # -- user -------------------------------------------------------------------------
 
@@ -200,51 +242,6 @@ class EntryRenderer:
         marker = Segment(USER_MARKER, styles.text + styles.user_marker)
         body = self._painter.text(text, max(1, width - 2), styles.user_text)
         return prefixed(body, [marker], [Segment("  ", styles.text)])
-
-    # -- assistant ----------------------------------------------------------------------
-
-    def _assistant(self, entry: AssistantEntry, options: RenderOptions, width: int) -> Rows:
-        styles = options.styles
-        reveal = options.reveal
-        out: Rows = []
-        for index, chunk in enumerate(entry.chunks):
-            text = chunk.text
-            if reveal is not None and index in reveal:
-                count = reveal[index]
-                if count <= 0:
-                    continue
-                text = text[:count]
-            if not text.strip():
-                continue
-            if chunk.type == "thought":
-                lines = self._thought(clean(text), options, width)
-            else:
-                body = self._markdown.render(clean(text), max(1, width - 2), styles)
-                lines = indent(body, 2, styles.text)
-            if not lines:
-                continue
-            if out:
-                out.append(blank(width, styles.text))
-            out.extend(lines)
-        return out
-
-    def _thought(self, text: str, options: RenderOptions, width: int) -> Rows:
-        styles = options.styles
-        icon = (f"{THOUGHT_ICON} ", styles.thought)
-        if options.expanded:
-            head = self._painter.truncated(
-                assemble(icon, ("Thinking", styles.thought)), width, None
-            )
-            body = self._painter.text(Text(text.strip()), max(1, width - 2), styles.thought)
-            return [head, *indent(body, 2, styles.text)]
-        rows = [row.strip() for row in text.strip().split("\n") if row.strip()]
-        hint = Text(f"  (+{len(rows) - 1} lines)" if len(rows) > 1 else "", styles.muted, end="")
-        prefix = assemble(icon, ("Thinking · ", styles.thought))
-        first = Text(rows[0][: width * 2] if rows else "", styles.thought, end="")
-        room = max(1, width - prefix.cell_len - hint.cell_len)
-        if first.cell_len > room:
-            first.truncate(room, overflow="ellipsis")
-        return [self._painter.truncated(assemble(prefix, first, hint), width, styles.text)]
 
     # -- notice ---------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from acp_tui.core.content_text import one_line
+from acp_tui.core import one_line
 from acp_tui.ui.render.long_text import LazyLines
 
 Line = list[Segment]

@@ -12,6 +12,9 @@ and a row's segments are made only when the row is drawn.
   indent, a marker) the renderers put in front of each row.
 * :class:`LazyRows` — an entry's rendered rows (``Sequence[Strip]``), some
   made in advance and some by a :class:`LazyLines` when first asked for.
+* :class:`StripRows` — rows made of parts (a growing reply's, streaming.py);
+  here, apart from the Markdown renderer, so that the log can tell them
+  without loading it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
@@ -27,6 +29,8 @@ from rich.cells import cell_len, get_character_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
+
+from acp_tui.ui.lru import LRU
 
 Line = list[Segment]
 
@@ -182,7 +186,7 @@ class _LazyPart:
     def __init__(self, lines: LazyLines, make: MakeStrip) -> None:
         self.lines = lines
         self.make = make
-        self._made: OrderedDict[int, Strip] = OrderedDict()
+        self._made: LRU[int, Strip] = LRU(ROW_CACHE)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -190,11 +194,8 @@ class _LazyPart:
     def strip(self, index: int) -> Strip:
         made = self._made.get(index)
         if made is None:
-            made = self._made[index] = self.make(self.lines.line(index))
-            if len(self._made) > ROW_CACHE:
-                self._made.popitem(last=False)
-        else:
-            self._made.move_to_end(index)
+            made = self.make(self.lines.line(index))
+            self._made.set(index, made)
         return made
 
 
@@ -278,3 +279,36 @@ def _styled(make: MakeStrip, style: Style) -> MakeStrip:
         return make(line).apply_style(style)
 
     return styled
+
+
+class StripRows(Sequence[Strip]):
+    """Rows made of parts, each a list and how many of its rows count: O(1) to
+    build over a long, growing list of finished rows."""
+
+    def __init__(self, parts: list[tuple[Sequence[Strip], int]], *, complete: bool = True) -> None:
+        self._parts = [(rows, count) for rows, count in parts if count]
+        self._length = sum(count for _, count in self._parts)
+        #: False: the text is not all in yet (rendering ran out of time).
+        self.complete = complete
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Strip: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Strip]: ...
+
+    def __getitem__(self, index: int | slice) -> Strip | Sequence[Strip]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        for rows, count in self._parts:
+            if index < count:
+                return rows[index]
+            index -= count
+        raise IndexError(index)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import re
-from collections import OrderedDict
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -38,6 +37,7 @@ from rich.rule import Rule
 from rich.segment import Segment
 from rich.text import Text
 
+from acp_tui.ui.lru import LRU
 from acp_tui.ui.render.code import HighlightedCode
 from acp_tui.ui.render.layout import LONG_TEXT, Line, Painter, Rows, blank
 from acp_tui.ui.render.long_text import LazyLines
@@ -204,7 +204,7 @@ class _Parsed:
 
     def __init__(self) -> None:
         self._templates: dict[str, _Markdown] = {}
-        self._parsed: OrderedDict[tuple[str, str], _Markdown] = OrderedDict()
+        self._parsed: LRU[tuple[str, str], _Markdown] = LRU(self.SIZE)
 
     def clear(self) -> None:
         self._parsed.clear()
@@ -214,7 +214,6 @@ class _Parsed:
         key = (markup, code_theme)
         markdown = self._parsed.get(key)
         if markdown is not None:
-            self._parsed.move_to_end(key)
             return markdown
         template = self._templates.get(code_theme)
         if template is None:
@@ -225,9 +224,7 @@ class _Parsed:
         markdown.parsed = _PARSER.parse(markup)
         if not keep:
             return markdown
-        self._parsed[key] = markdown
-        if len(self._parsed) > self.SIZE:
-            self._parsed.popitem(last=False)
+        self._parsed.set(key, markdown)
         return markdown
 
 
@@ -280,8 +277,8 @@ class MarkdownRenderer:
     def __init__(self, painter: Painter) -> None:
         self._painter = painter
         self._parsed = _Parsed()
-        self._blocks: OrderedDict[tuple[str, int, int], Rows] = OrderedDict()
-        self._tails: OrderedDict[tuple[str, int, int], Rows] = OrderedDict()
+        self._blocks: LRU[tuple[str, int, int], Rows] = LRU(BLOCK_CACHE_SIZE)
+        self._tails: LRU[tuple[str, int, int], Rows] = LRU(TAIL_CACHE_SIZE)
         #: How many blocks were actually rendered (cache misses).
         self.renders = 0
 
@@ -303,7 +300,7 @@ class MarkdownRenderer:
             pieces = split_long(block)
             for number, piece in enumerate(pieces):
                 tail = index == last and number == len(pieces) - 1
-                lines = self._block(piece, width, styles, tail=tail)
+                lines = self.block(piece, width, styles, tail=tail)
                 if not lines:
                     continue
                 if number:
@@ -317,26 +314,22 @@ class MarkdownRenderer:
                 out.extend(lines)
         return out
 
-    def _block(self, block: str, width: int, styles: RenderStyles, *, tail: bool) -> Rows:
+    def block(self, block: str, width: int, styles: RenderStyles, *, tail: bool) -> Rows:
+        """One block (or piece) as lines, cached; ``tail``: it may still grow."""
         key = (block, width, styles.generation)
         lines = self._blocks.get(key)
         if lines is not None:
-            self._blocks.move_to_end(key)
             return lines
         lines = self._tails.get(key)
         if lines is not None:
             if tail:
-                self._tails.move_to_end(key)
                 return lines
-            del self._tails[key]  # the block is complete now: promote it
+            self._tails.discard(key)  # the block is complete now: promote it
         else:
             lines = self._render_block(block, width, styles, tail=tail)
             if tail and len(block) > LONG_TEXT:
                 return lines  # a long growing piece: one copy per frame would pile up
-        cache, size = (self._tails, TAIL_CACHE_SIZE) if tail else (self._blocks, BLOCK_CACHE_SIZE)
-        cache[key] = lines
-        if len(cache) > size:
-            cache.popitem(last=False)
+        (self._tails if tail else self._blocks).set(key, lines)
         return lines
 
     def _render_block(

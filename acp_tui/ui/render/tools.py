@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import difflib
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,9 +12,17 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from acp_tui.core.content_text import clean, one_line, terminal_ansi
-from acp_tui.core.entries import ToolCallEntry
-from acp_tui.core.transcript import KIND_ICONS as KIND_ICONS
+from acp_tui.core import (
+    KIND_ICONS,
+    ToolCallEntry,
+    clean,
+    diff_lines,
+    exit_label,
+    kind_icon,
+    one_line,
+    terminal_ansi,
+)
+from acp_tui.ui.lru import LRU
 from acp_tui.ui.render.layout import (
     Line,
     Painter,
@@ -28,10 +34,10 @@ from acp_tui.ui.render.layout import (
     prefixed,
     shorten_left,
 )
+from acp_tui.ui.render.options import RenderOptions
 from acp_tui.ui.render.styles import RenderStyles
 
 if TYPE_CHECKING:
-    from acp_tui.ui.render.entries import RenderOptions
     from acp_tui.ui.render.markdown import MarkdownRenderer
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -43,8 +49,6 @@ TERMINAL_TAIL = 12
 LOCATION_LIMIT = 5
 BODY_INDENT = 2
 WAITING_TEXT = "⚠ Waiting for your decision — answer in the dialog"
-
-_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 def spinner(frame: int) -> str:
@@ -75,11 +79,15 @@ def display_path(path: str, cwd: str | None) -> str:
     return path
 
 
+#: Diffs kept (by old and new text).
+DIFF_CACHE = 128
+
+
 class ToolCallRenderer:
     def __init__(self, painter: Painter, markdown: MarkdownRenderer) -> None:
         self._painter = painter
         self._markdown = markdown
-        self._diffs: OrderedDict[tuple[str, str], tuple[str, ...]] = OrderedDict()
+        self._diffs: LRU[tuple[str | None, str], tuple[str, ...]] = LRU(DIFF_CACHE)
 
     def clear(self) -> None:
         self._diffs.clear()
@@ -113,7 +121,7 @@ class ToolCallRenderer:
     ) -> tuple[list[Line], bool]:
         styles = options.styles
         kind = entry.tool_kind if entry.tool_kind in KIND_ICONS else "other"
-        icon = Text(KIND_ICONS[kind] + " ", style=styles.tool_kind_icon, end="")
+        icon = Text(kind_icon(kind) + " ", style=styles.tool_kind_icon, end="")
         title = one_line(entry.title) or kind.replace("_", " ")
         badge = status_badge(entry.shown_status, styles, options.spinner_frame)
         room = width - icon.cell_len - 2 - badge.cell_len
@@ -180,7 +188,7 @@ class ToolCallRenderer:
         old = item.get("oldText")
         new = item.get("newText")
         new_text = new if isinstance(new, str) else ""
-        old_text = old if isinstance(old, str) else ""
+        old_text = old if isinstance(old, str) else None
         diff = self._diff_lines(old_text, new_text)
         adds = sum(1 for line in diff if line[:1] == "+")
         removes = sum(1 for line in diff if line[:1] == "-")
@@ -217,30 +225,13 @@ class ToolCallRenderer:
             lines.append(self._painter.truncated(more, width, styles.muted))
         return lines
 
-    def _diff_lines(self, old: str, new: str) -> tuple[str, ...]:
+    def _diff_lines(self, old: str | None, new: str) -> tuple[str, ...]:
         key = (old, new)
         cached = self._diffs.get(key)
         if cached is not None:
-            self._diffs.move_to_end(key)
             return cached
-        out: list[str] = []
-        raw = difflib.unified_diff(
-            old.splitlines(keepends=True), new.splitlines(keepends=True), n=3
-        )
-        for index, line in enumerate(raw):
-            if index < 2:  # the ---/+++ file header: we show our own
-                continue
-            if line.endswith("\r\n"):
-                out.append(clean(line[:-2]))
-            elif line and line[-1] in _LINE_BREAKS:
-                out.append(clean(line[:-1]))
-            else:
-                out.append(clean(line))
-                out.append("\\ No newline at end of file")
-        result = tuple(out)
-        self._diffs[key] = result
-        if len(self._diffs) > 128:
-            self._diffs.popitem(last=False)
+        result = tuple(line.removesuffix("\n") for line in diff_lines(old, new))
+        self._diffs.set(key, result)
         return result
 
     def _terminal(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:
@@ -279,14 +270,14 @@ class ToolCallRenderer:
         exit_status = item.get("exitStatus")
         if not isinstance(exit_status, dict):
             return Text(f"{spinner(options.spinner_frame)} running…", styles.status_running, end="")
-        signal = exit_status.get("signal")
         code = exit_status.get("exitCode")
-        if signal:
-            return Text(f"killed by {one_line(str(signal))}", styles.status_failed, end="")
-        if isinstance(code, int):
-            style = styles.status_done if code == 0 else styles.status_failed
-            return Text(f"exit {code}", style, end="")
-        return Text("exited", styles.terminal_meta, end="")
+        if exit_status.get("signal") or (isinstance(code, int) and code != 0):
+            style = styles.status_failed
+        elif isinstance(code, int):
+            style = styles.status_done
+        else:
+            style = styles.terminal_meta
+        return Text(exit_label(exit_status), style, end="")
 
     # -- raw input / output -----------------------------------------------------------
 

@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.core.content_text import one_line
+from acp_tui.core import one_line
 
 __all__ = ["Choice", "ChoiceScreen"]
 

@@ -11,7 +11,7 @@ Opening it and getting the answer::
 ``{"action": "cancel"}`` — or ``None`` when the question was withdrawn from
 outside with :meth:`ElicitationFormScreen.withdraw` (``$/cancel_request``, the
 turn ended: nothing is to be sent). A schema no form can be built from raises
-:class:`~acp_tui.core.elicitation_form.FormSchemaError` in the constructor
+:class:`~acp_tui.core.model.elicitation_form.FormSchemaError` in the constructor
 (answer the agent with an error then).
 
 Keys: Tab / Shift+Tab move between fields and buttons; Enter in a text field
@@ -39,7 +39,7 @@ from textual.css.scalar import Scalar
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, RadioSet, SelectionList, Static
 
-from acp_tui.core.elicitation_form import ElicitationForm
+from acp_tui.core import ElicitationForm, clean
 from acp_tui.ui.screens.elicitation_fields import FieldBlock
 
 __all__ = ["ElicitationAnswer", "ElicitationFormScreen"]
@@ -364,9 +364,6 @@ class ElicitationFormScreen(ModalScreen[ElicitationAnswer | None]):
 
 
 def _one_paragraph(text: str) -> Content:
-    """The agent's message as plain text: its own lines, no control characters."""
-    lines = [
-        "".join(c if c.isprintable() or c == "\t" else " " for c in line)
-        for line in text.splitlines()
-    ]
-    return Content("\n".join(lines).strip())
+    """The agent's message as plain text: its own lines, made safe (the core's
+    one sanitizer: escape sequences dropped, other controls shown)."""
+    return Content(clean(text).strip())

@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, RadioButton, RadioSet, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from acp_tui.core.elicitation_form import (
+from acp_tui.core import (
     BOOLEAN,
     CHOICE,
     FORMAT_EXAMPLES,

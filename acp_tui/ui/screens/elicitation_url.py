@@ -40,13 +40,15 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from acp_tui.core import one_line
 from acp_tui.ui.clipboard import copy_text, over_ssh
 
 __all__ = ["UrlElicitationScreen"]
 
 
 def _printable(text: str) -> str:
-    return "".join(c if c.isprintable() else "�" for c in text)
+    """Agent text on one line, made safe by the core's one sanitizer."""
+    return one_line(text)
 
 
 class UrlElicitationScreen(ModalScreen[dict[str, Any] | None]):

@@ -34,9 +34,10 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from acp_tui.core import kind_icon, kind_label
+
 __all__ = [
     "KIND_KEYS",
-    "TOOL_KIND_LABELS",
     "PermissionOptionRow",
     "PermissionPrompt",
     "PermissionScreen",
@@ -54,20 +55,6 @@ KIND_KEYS: dict[str, str] = {
     ALLOW_ALWAYS: "a",
     REJECT_ONCE: "n",
     REJECT_ALWAYS: "N",
-}
-
-#: Icon and label per ACP tool kind (single-cell glyphs, no emoji: their width varies).
-TOOL_KIND_LABELS: dict[str, tuple[str, str]] = {
-    "read": ("▤", "read"),
-    "edit": ("✎", "edit"),
-    "delete": ("✗", "delete"),
-    "move": ("⇄", "move"),
-    "search": ("⌕", "search"),
-    "execute": ("❯", "execute"),
-    "think": ("◌", "think"),
-    "fetch": ("⇣", "fetch"),
-    "switch_mode": ("⇆", "switch mode"),
-    "other": ("•", "tool"),
 }
 
 #: Below this many terminal rows the dialog drops its blank separator lines,
@@ -336,13 +323,13 @@ class PermissionScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         prompt = self.prompt
-        icon, kind_label = TOOL_KIND_LABELS.get(prompt.tool_kind, TOOL_KIND_LABELS["other"])
+        icon, label = kind_icon(prompt.tool_kind), kind_label(prompt.tool_kind)
         with Vertical(id="dialog"):
             with Horizontal(id="header"):
                 yield Static("Permission requested", id="heading", markup=False)
                 yield Static(self._counter_text(), id="counter", markup=False)
             yield Static(
-                Content.assemble((f"{icon} {kind_label}", "not bold dim"), "  ", prompt.title),
+                Content.assemble((f"{icon} {label}", "not bold dim"), "  ", prompt.title),
                 id="title",
             )
             if prompt.outside:
@@ -358,6 +345,8 @@ class PermissionScreen(ModalScreen[str | None]):
             yield Static(self._hint_text(), id="hint", markup=False)
 
     def on_mount(self) -> None:
+        # The total may have changed between compose and mount.
+        self.query_one("#counter", Static).update(self._counter_text())
         self._show_highlight()
         if self._arm_after > 0:
             self._delay_arming()

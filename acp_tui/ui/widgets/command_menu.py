@@ -1,7 +1,7 @@
 """Slash-command data, ranking, and the completion menu shown above the prompt.
 
 The same menu lists either the agent's slash commands (``/``) or file paths
-(``@`` mentions, from :class:`~acp_tui.core.file_index.FileIndex`). It never
+(``@`` mentions, from :class:`~acp_tui.core.prompting.file_index.FileIndex`). It never
 takes focus: the prompt input keeps it and drives the menu (highlight, accept,
 close). It is mounted on the screen as an overlay and placed by its owner, so
 it floats above the transcript instead of pushing it.
@@ -21,11 +21,11 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.core.content_text import is_printable_name, one_line, visible_controls
+from acp_tui.core import is_printable_name, one_line, visible_controls
 
 if TYPE_CHECKING:
     # Loaded at the first ``@``: the first frame needs no file index.
-    from acp_tui.core.file_index import FileIndex, PathMatch
+    from acp_tui.core import FileIndex, PathMatch
 
 #: Rows of commands shown at once; more scroll.
 MAX_VISIBLE = 8
@@ -150,7 +150,7 @@ class PathSource:
 
         A file typed in full matches nothing, so that Enter sends the prompt.
         """
-        from acp_tui.core.file_index import FileIndex
+        from acp_tui.core import FileIndex
 
         index = self.index
         if index is None or index.root != root:

@@ -7,42 +7,36 @@ seen at the current width have an estimated height and are measured when
 they scroll into view, so opening a 100,000-entry log renders one screen.
 ``entry_changed(i)`` re-renders entry i only (AC-19).
 
-The log reads entries from the host core (never a copy of them) and keeps
-only presentation state: which entries are expanded, the cursor, how much
-of a streaming reply is revealed, whether it follows the tail.
-
-Follow-tail (AC-20) is a state: at the bottom the log follows new output;
-scrolling up by more than :data:`FOLLOW_THRESHOLD` lines stops following
-(a "new output" hint appears on the last row when more arrives); reaching
-the bottom again, or End, resumes.
+The log keeps presentation state only: which entries are expanded, the
+cursor, how much of each reply's text was handled and how much of it is
+revealed (log_reveal.py), whether it follows the tail (log_follow.py).
 """
 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
-from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from acp_tui.core.entries import AssistantEntry, Entry, ToolCallEntry
+from acp_tui.core import AssistantEntry, Entry, ToolCallEntry
 from acp_tui.ui.height_index import HeightIndex
 from acp_tui.ui.log_source import LogSource, entry_text, estimate_height
+from acp_tui.ui.lru import LRU
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
-from acp_tui.ui.render.long_text import LazyRows
+from acp_tui.ui.render.long_text import StripRows
 from acp_tui.ui.reveal import RevealState
+from acp_tui.ui.widgets.log_follow import FOLLOW_THRESHOLD, FollowingScrollView
+from acp_tui.ui.widgets.log_reveal import LogReveal
 
-#: Lines the user must scroll up (away from the bottom) before following stops.
-FOLLOW_THRESHOLD = 2
+__all__ = ["FOLLOW_THRESHOLD", "EntryLog"]
+
 #: Rendered entries kept (strips); heights of all entries are always kept.
 CACHE_ENTRIES = 2048
 FRAME_SECONDS = 1 / 60
@@ -51,10 +45,12 @@ FRAME_SECONDS = 1 / 60
 IDLE_MEASURE_SECONDS = 0.05
 IDLE_MEASURE_REACH = 300
 IDLE_MEASURE_BUDGET = 0.004
+#: Seconds a streaming reply may take to render in one frame.
+RENDER_BUDGET = 0.005
 SPINNER_SECONDS = 0.1
 
 
-class EntryLog(ScrollView, can_focus=True):
+class EntryLog(FollowingScrollView, can_focus=True):
     """The virtualized entry log."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -79,9 +75,6 @@ class EntryLog(ScrollView, can_focus=True):
     }
     """
 
-    following: reactive[bool] = reactive(True)
-    """Whether new output scrolls into view."""
-
     class CopyRequested(Message):
         def __init__(self, text: str, what: str) -> None:
             super().__init__()
@@ -97,8 +90,7 @@ class EntryLog(ScrollView, can_focus=True):
         self.render_count = 0
         self.expanded: set[int] = set()
         self.cursor: int | None = None
-        self.reveals: dict[int, RevealState] = {}
-        self.new_output_below = False
+        self.reveal = LogReveal()
         #: The session's working directory (paths inside it are shown relative).
         self.cwd: str | None = None
         #: Shown in the middle of an empty log (what to do first).
@@ -108,19 +100,23 @@ class EntryLog(ScrollView, can_focus=True):
         self._index = HeightIndex()
         self._measured = bytearray()
         self._width = 0
-        self._cache: OrderedDict[int, tuple[tuple[object, ...], Sequence[Strip]]] = OrderedDict()
+        #: Rendered entries by index: (the key they were made for, their rows).
+        self._cache: LRU[int, tuple[tuple[object, ...], Sequence[Strip]]] = LRU(CACHE_ENTRIES)
         self._running_tools: set[int] = set()
         self._spinner_frame = 0
-        self._programmatic_scroll = False
         self._size_dirty = False
         self._dirty: set[int] = set()
         self._settle_scheduled = False
-        self._stale_reveals: set[int] = set()
+        #: Streaming replies whose rows are not all made yet (out of time).
+        self._behind: set[int] = set()
         #: The core added or changed entries since the last settle (not only
         #: the user expanding one): what raises the "new output" hint.
         self._grew = False
-        #: The key the hint names: End works from the log and an empty prompt.
-        self.follow_key = "End"
+
+    @property
+    def reveals(self) -> dict[int, RevealState]:
+        """Entry index -> its reveal, while one runs."""
+        return self.reveal.reveals
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -153,7 +149,7 @@ class EntryLog(ScrollView, can_focus=True):
             self._remeasure_all()
         elif self.following:
             # Shorter (the plan or the prompt grew): keep the last line in view.
-            self._scroll_to_end()
+            self.scroll_to_tail()
 
     # -- the content ---------------------------------------------------------------
 
@@ -195,7 +191,7 @@ class EntryLog(ScrollView, can_focus=True):
             return
         self._grew = self._grew or new_output
         self._track_running(index)
-        self._cache.pop(index, None)
+        self._cache.discard(index)
         self._dirty.add(index)
         self._schedule_settle()
 
@@ -208,13 +204,15 @@ class EntryLog(ScrollView, can_focus=True):
         self._settle_scheduled = False
         dirty, self._dirty = self._dirty, set()
         first, last = self._visible_range()
+        shown = []
         for index in dirty:
             if first <= index <= last:
                 self._measure(index)
+                shown.append(index)
             else:
                 self._measured[index] = 0  # measured again when it scrolls into view
         grew, self._grew = self._grew, False
-        self._content_changed(new_output=grew)
+        self._content_changed(new_output=grew, only=shown)
 
     @property
     def measured(self) -> bool:
@@ -245,14 +243,9 @@ class EntryLog(ScrollView, can_focus=True):
             start = index + 1
         if not changed:
             return
-        self._apply_virtual_size()  # follows the tail when following
+        self.apply_virtual_size()  # follows the tail when following
         if shift and not self.following:
-            # Keep what the user is looking at in place.
-            self._programmatic_scroll = True
-            try:
-                self.scroll_to(y=self.scroll_y + shift, animate=False, force=True)
-            finally:
-                self._programmatic_scroll = False
+            self.scroll_quietly(self.scroll_y + shift)  # what the user looks at stays put
         self.refresh()
 
     def _visible_range(self) -> tuple[int, int]:
@@ -263,7 +256,8 @@ class EntryLog(ScrollView, can_focus=True):
 
     def reset(self) -> None:
         """Everything changed (entries removed): start over."""
-        self.reveals.clear()
+        self.reveal.clear()
+        self._behind.clear()
         self.expanded.clear()
         self.cursor = None
         self._running_tools.clear()
@@ -280,15 +274,24 @@ class EntryLog(ScrollView, can_focus=True):
 
     # -- rendering ---------------------------------------------------------------
 
+    def _shown(self, index: int, entry: Entry) -> dict[int, int] | None:
+        """How much of each chunk to show: what was handled, or revealed so far;
+        chunks no event told of yet are not shown."""
+        shown = self.reveal.shown(index)
+        if shown is not None and isinstance(entry, AssistantEntry):
+            for chunk in range(len(shown), len(entry.chunks)):
+                shown[chunk] = 0
+        return shown
+
     def _key(self, index: int, entry: Entry) -> tuple[object, ...]:
-        reveal = self.reveals.get(index)
+        handled = self.reveal.key(index)
         return (
-            entry.version,
+            entry.version if handled is None else handled,
+            len(entry.chunks) if isinstance(entry, AssistantEntry) else 0,
             self._content_width(),
             self._theme_generation,
             index in self.expanded,
             index == self.cursor,
-            tuple(reveal.revealed) if reveal is not None else None,
             self._spinner_frame if index in self._running_tools else 0,
         )
 
@@ -298,29 +301,29 @@ class EntryLog(ScrollView, can_focus=True):
         key = self._key(index, entry)
         cached = self._cache.get(index)
         if cached is not None and cached[0] == key:
-            self._cache.move_to_end(index)
             return cached[1]
-        reveal = self.reveals.get(index)
         options = RenderOptions(
             width=self._content_width(),
             styles=self.styles_for_render,
             expanded=index in self.expanded,
             spinner_frame=self._spinner_frame,
-            reveal=reveal.shown() if reveal is not None else None,
+            reveal=self._shown(index, entry),
             selected=index == self.cursor,
             cwd=self.cwd,
         )
-        base = self.rich_style  # the theme's background under unstyled cells
-        rendered = self.renderer.render(entry, options)
-        strips: Sequence[Strip]
-        if isinstance(rendered, LazyRows):  # a long text: rows made as they are drawn
-            strips = rendered.styled(base)
-        else:
-            strips = [strip.apply_style(base) for strip in rendered]
+        # A streaming reply renders for a bounded time a frame (the rest of
+        # the frame is the screen's and the keyboard's); what is left, later.
+        streaming = index in self.reveals or index in self._behind
+        deadline = time.perf_counter() + RENDER_BUDGET if streaming else None
+        # The theme's background under unstyled cells.
+        strips = self.renderer.render(entry, options, self.rich_style, deadline)
         self.render_count += 1
-        self._cache[index] = (key, strips)
-        if len(self._cache) > CACHE_ENTRIES:
-            self._cache.popitem(last=False)
+        if isinstance(strips, StripRows) and not strips.complete:
+            self._behind.add(index)  # rendered on at the next frame
+            self._ticker.resume()
+        else:
+            self._behind.discard(index)
+        self._cache.set(index, (key, strips))
         if self._index.height(index) != len(strips) or not self._measured[index]:
             self._measured[index] = 1
             if self._index.height(index) != len(strips):
@@ -333,8 +336,8 @@ class EntryLog(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self._content_width()
-        if self.new_output_below and not self.following and y == self.size.height - 1:
-            return self._hint_strip(width)
+        if self.hint_shown(y):
+            return self.hint_strip(width, self.styles_for_render.status_waiting)
         if not len(self._index):
             return self._empty_line(y, width)
         line = self.scroll_offset.y + y
@@ -343,7 +346,7 @@ class EntryLog(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         strips = self.strips(index)
         if self._size_dirty:
-            self.call_after_refresh(self._apply_virtual_size)
+            self.call_after_refresh(self.apply_virtual_size)
         if within >= len(strips):
             return Strip.blank(width, self.rich_style)
         return strips[within]
@@ -367,36 +370,27 @@ class EntryLog(ScrollView, can_focus=True):
         self.empty_message = message
         self.refresh()
 
-    def _hint_strip(self, width: int) -> Strip:
-        text = f" ↓ new output — {self.follow_key} to follow "
-        style = self.styles_for_render.status_waiting
-        pad = max(width - len(text), 0)
-        segments = [
-            Segment(" " * (pad // 2)),
-            Segment(text, style + Style(reverse=True)),
-            Segment(" " * (pad - pad // 2)),
-        ]
-        return Strip(segments, width).apply_style(self.rich_style)
+    # -- size and following (log_follow.py) -------------------------------------
 
-    # -- size, scrolling and following -------------------------------------------
+    def content_extent(self) -> Size:
+        return Size(self._content_width(), self._index.total())
 
-    def _apply_virtual_size(self) -> None:
+    def apply_virtual_size(self) -> None:
         self._size_dirty = False
-        size = Size(self._content_width(), self._index.total())
-        if size != self.virtual_size:
-            self.virtual_size = size
-        if self.following:
-            self._scroll_to_end()
+        super().apply_virtual_size()
 
-    def _content_changed(self, *, new_output: bool = False) -> None:
-        if self.following:
-            self._measure_tail()
-        elif new_output and len(self._index):
-            self.new_output_below = True
-        self._apply_virtual_size()
-        self.refresh()
+    def _content_changed(self, *, new_output: bool = False, only: Sequence[int] = ()) -> None:
+        """Show the change; ``only``: just these entries' rows changed (if
+        nothing else moved, only their lines are repainted)."""
+        size, scroll = self.virtual_size, self.scroll_offset
+        self.content_grew(new_output=new_output)
+        if only and self.virtual_size == size and self.scroll_offset == scroll:
+            for index in only:
+                self.refresh_lines(self._index.offset(index), self._index.height(index))
+        else:
+            self.refresh()
 
-    def _measure_tail(self) -> None:
+    def measure_tail(self) -> None:
         """Measure the last entries, enough to fill the screen exactly."""
         height = self.size.height or 1
         covered = 0
@@ -407,105 +401,96 @@ class EntryLog(ScrollView, can_focus=True):
             covered += self._index.height(index)
             index -= 1
 
-    def _scroll_to_end(self) -> None:
-        target = self.max_scroll_y
+    def stopped_following(self) -> None:
+        self.flush_reveals()
 
-        if self.scroll_y != target:
-            self._programmatic_scroll = True
-            try:
-                # force: the scrollbar (and so "allow_vertical_scroll") appears
-                # only at the next layout, after the content has already grown.
-                self.scroll_to(y=target, animate=False, force=True)
-            finally:
-                self._programmatic_scroll = False
+    # -- text and its reveal (log_reveal.py) -------------------------------------
 
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        if self._programmatic_scroll:
-            return
-        distance = self.max_scroll_y - new_value
-        if distance <= 0:
-            self.following = True
-        elif distance > FOLLOW_THRESHOLD:
-            self.following = False
-
-    def watch_following(self, following: bool) -> None:
-        if following:
-            self.new_output_below = False
+    def text_arrived(self, index: int, texts: Sequence[str], *, reveal: bool) -> None:
+        """Entry ``index``, a reply, arrived with these chunk texts (an event
+        handled); ``reveal``: a turn is running, reveal it smoothly."""
+        self.sync()
+        reveal = reveal and self.following
+        if reveal:
+            self._flush_others(index)
+        self.reveal.appended(index, texts, reveal=reveal)
+        if reveal:
+            self._ticker.resume()
         else:
-            self.flush_reveals()
-        self.refresh()
+            self.entry_changed(index)
 
-    def action_scroll_end(self) -> None:
-        self.following = True
-        self._measure_tail()
-        self._apply_virtual_size()
-        self._scroll_to_end()
-
-    def action_scroll_home(self) -> None:
-        self.following = False
-        self.scroll_to(y=0, animate=False)
-
-    # -- reveal ------------------------------------------------------------------
+    def text_added(self, index: int, chunk: int, text: str, *, reveal: bool) -> None:
+        """Chunk ``chunk`` of reply ``index`` grew by ``text`` (a delta handled)."""
+        if index >= len(self._index):
+            self.sync()
+        reveal = reveal and self.following
+        if reveal:
+            self._flush_others(index)
+        if index not in self.reveal.handled:
+            # Never seen arrive (shown as the core has it).
+            self.stream(index) if reveal else self.entry_changed(index)
+            return
+        self.reveal.extended(index, chunk, text, reveal=reveal)
+        if reveal:
+            self._ticker.resume()  # the next frame shows more
+        else:
+            self.entry_changed(index)
 
     def stream(self, index: int) -> None:
-        """Entry ``index`` (an assistant entry) received text: reveal it smoothly."""
+        """Reveal entry ``index`` smoothly up to its text as it stands now
+        (no event to tell it: the text is read from the entry)."""
         entry = self.source[index]
         if not isinstance(entry, AssistantEntry) or not self.following:
             self.entry_changed(index)
             return
-        for other in [i for i in self.reveals if i != index]:
-            self._flush_one(other)
-        if index not in self.reveals:
-            self.reveals[index] = RevealState()
-        # The new text is read once per frame (in _reveal_frame), not per delta.
-        self._stale_reveals.add(index)
+        self._flush_others(index)
+        state = self.reveals.get(index)
+        if state is None:
+            state = self.reveals[index] = RevealState()
+        for number, chunk in enumerate(entry.chunks):
+            state.set_target(number, chunk.text)
+        self.reveal.handled[index] = state.targets
         self._ticker.resume()
 
-    def _refresh_targets(self) -> None:
-        for index in self._stale_reveals:
-            state = self.reveals.get(index)
-            entry = self.source[index]
-            if state is not None and isinstance(entry, AssistantEntry):
-                for chunk_index, chunk in enumerate(entry.chunks):
-                    state.set_target(chunk_index, chunk.text)
-        self._stale_reveals.clear()
+    def _flush_others(self, index: int) -> None:
+        for other in [i for i in self.reveals if i != index]:
+            self._flush_one(other)
 
     def _reveal_frame(self) -> None:
-        self._refresh_targets()
-        changed = [index for index, state in self.reveals.items() if state.step()]
-        for index in changed:
-            self._cache.pop(index, None)
+        changed, done = self.reveal.step()
+        behind = [index for index in self._behind if index not in changed]
+        for index in behind:
+            self._cache.discard(index)
+        touched = [*changed, *(i for i in (*done, *behind) if i not in changed)]
+        for index in touched:
             self._measure(index)
-        done = [index for index, state in self.reveals.items() if state.done]
-        for index in done:
-            del self.reveals[index]
-            self._cache.pop(index, None)
-            self._measure(index)
-        if changed or done:
-            self._content_changed(new_output=True)
-        if not self.reveals:
+        if touched:
+            self._content_changed(new_output=True, only=touched)
+        if not self.reveals and not self._behind:
             self._ticker.pause()
 
     def _flush_one(self, index: int) -> None:
-        self._stale_reveals.discard(index)
-        state = self.reveals.pop(index, None)
-        if state is not None:
-            self._cache.pop(index, None)
+        if self.reveal.flush(index):
             self._measure(index)
 
+    def finish_reveals(self) -> None:
+        """The turn ended: what is left to reveal is revealed within a few frames."""
+        self.reveal.finish()
+
     def flush_reveals(self) -> None:
-        """Show all streamed text at once (turn ended, user scrolled away)."""
-        if not self.reveals:
+        """Show all streamed text at once (the user scrolled away, the agent is gone)."""
+        flushed = self.reveal.flush_all()
+        if not flushed:
             return
-        for index in list(self.reveals):
-            self._flush_one(index)
+        for index in flushed:
+            self._measure(index)
         self._ticker.pause()
         self._content_changed()
 
     @property
     def revealing(self) -> bool:
-        return bool(self.reveals)
+        """Whether a reply is still coming onto the screen (revealed or rendered)."""
+        return bool(self.reveals or self._behind)
 
     def _spin(self) -> None:
         if not self._running_tools:
@@ -515,7 +500,6 @@ class EntryLog(ScrollView, can_focus=True):
         first, last = self._visible_range()
         visible = [i for i in self._running_tools if first <= i <= last]
         for index in visible:
-            self._cache.pop(index, None)
             self._measure(index)
         if visible:
             self._content_changed()

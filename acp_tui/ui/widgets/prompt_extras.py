@@ -25,7 +25,7 @@ from textual import events
 from textual.app import SuspendNotSupported
 from textual.widgets import TextArea
 
-from acp_tui.core.mentions import PromptCapabilities, image_label, pasted_image_paths
+from acp_tui.core import PromptCapabilities, image_label, pasted_image_paths
 from acp_tui.ui.history import HistoryBrowser, PromptHistory
 
 CHIP_LINES = 10

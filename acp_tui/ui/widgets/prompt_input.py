@@ -1,4 +1,5 @@
-"""The prompt input: a multi-line, history-aware text area with slash and ``@`` completion.
+"""The prompt input: a multi-line, history-aware text area (the editing half;
+the slash and ``@`` menus are prompt_completion.py's).
 
 Key map (while the input has focus):
 
@@ -38,7 +39,7 @@ character); a paste of image paths (PNG, JPEG, GIF, WebP, as terminals paste
 dropped files) becomes ``[image: name.png]`` labels when the agent accepts
 images (:meth:`PromptInput.set_prompt_capabilities`, which the app sets from
 its connection); :attr:`PromptInput.image_attachments` maps them
-to their files for :func:`acp_tui.core.mentions.build_prompt`.
+to their files for :func:`acp_tui.core.prompting.mentions.build_prompt`.
 
 Keys left to the app: Escape (menu closed), Tab (menu closed and nothing to
 complete: focus moves on, via the Screen binding), Shift+Tab, Ctrl+C (unless
@@ -74,39 +75,22 @@ from the focused widget up to the App):
 from __future__ import annotations
 
 import time
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
-from textual.widgets import TextArea
 
-from acp_tui.core.mentions import (
-    MentionToken,
-    PromptCapabilities,
-    format_mention,
-    mention_at,
-)
+from acp_tui.core import PromptCapabilities
 from acp_tui.ui.history import HistoryBrowser, PromptHistory
-from acp_tui.ui.widgets.command_menu import (
-    CommandMenu,
-    PathSource,
-    SlashCommand,
-    parse_commands,
-    rank_commands,
-)
-from acp_tui.ui.widgets.prompt_extras import PasteChips, PromptExtras
-
-if TYPE_CHECKING:
-    from acp_tui.core.file_index import FileIndex, PathMatch
+from acp_tui.ui.widgets.prompt_completion import PromptCompletion
+from acp_tui.ui.widgets.prompt_extras import PasteChips
 
 PLACEHOLDER = "Message the agent — Enter to send, Ctrl+J for a newline, / for commands"
 
 
-class PromptInput(PromptExtras):
+class PromptInput(PromptCompletion):
     """Where the user types prompts. Posts :class:`PromptInput.Submitted` on Enter."""
 
     DEFAULT_CSS = """
@@ -179,30 +163,13 @@ class PromptInput(PromptExtras):
         # Note: ``self.history`` is TextArea's undo history; ours is ``prompt_history``.
         self.prompt_history: PromptHistory = history if history is not None else PromptHistory()
         self._browser = HistoryBrowser(self.prompt_history)
-        self._commands: list[SlashCommand] = []
-        self._menu: CommandMenu | None = None
-        self._completion_open = False
+        self._init_completion()
         self._mute_until = 0.0
-        # After Esc or an accept, the menu stays shut until the text differs from this.
-        self._menu_dismissed_for: str | None = None
-        self._layout_screen: Screen[Any] | None = None
-        self._file_root: Path | None = None
         self._capabilities: PromptCapabilities | None = None
-        self._paths = PathSource(self._spawn_index_build, self._index_built)
         self._images: dict[str, Path] = {}
         self._chips = PasteChips()
 
     # ------------------------------------------------------------------ API
-
-    def set_commands(self, commands: list[dict[str, Any]]) -> None:
-        """Set the slash commands (ACP ``availableCommands``); never touches the text."""
-        self._commands = parse_commands(commands)
-        self._refresh_completion()
-
-    @property
-    def commands(self) -> list[SlashCommand]:
-        """The slash commands currently offered (parsed)."""
-        return list(self._commands)
 
     def mute_typing(self, seconds: float) -> None:
         """Ignore typed characters for ``seconds`` (after a dialog closes)."""
@@ -211,51 +178,20 @@ class PromptInput(PromptExtras):
     def clear_draft(self) -> None:
         """Clear the text (undoable with Ctrl+Z), close the menu, end any history walk."""
         self._browser.reset()
-        self._menu_dismissed_for = None
         if self.text:
             self.history.checkpoint()
             self.clear()
             self.history.checkpoint()
-        self._close_menu()
-
-    def set_file_root(self, root: Path | None) -> None:
-        """The folder ``@`` completes paths in (the app sets the session's cwd)."""
-        self._file_root = root
+        self._keep_menu_shut(None)
 
     def set_prompt_capabilities(self, capabilities: PromptCapabilities | None) -> None:
         """What the agent accepts in a prompt (the app sets its connection's)."""
         self._capabilities = capabilities
 
     @property
-    def file_index(self) -> FileIndex | None:
-        """The index ``@`` searches, once the first ``@`` has been typed."""
-        return self._paths.index
-
-    @property
     def image_attachments(self) -> dict[str, Path]:
         """Pasted images: label (``[image: a.png]``) → file. Labels outlive the draft."""
         return dict(self._images)
-
-    @property
-    def completion_open(self) -> bool:
-        """True while the completion menu is shown (Esc then belongs to the input)."""
-        return self._completion_open
-
-    def close_completion(self) -> bool:
-        """Close the menu as Esc would; return whether it was open.
-
-        For an app that binds Esc with ``priority=True``: call this first and
-        only cancel the turn when it returns False.
-        """
-        was_open = self._completion_open
-        if was_open:
-            self._dismiss_menu()
-        return was_open
-
-    @property
-    def menu(self) -> CommandMenu | None:
-        """The completion menu widget once created (for tests and styling)."""
-        return self._menu
 
     # ------------------------------------------------------------- keys
 
@@ -276,32 +212,15 @@ class PromptInput(PromptExtras):
             self._refresh_completion()
         handled = True
         if self._completion_open:
-            menu = self._menu
-            assert menu is not None
-            if key == "up":
-                menu.action_cursor_up()
-            elif key == "down":
-                menu.action_cursor_down()
-            elif key == "pageup":
-                menu.page_up()
-            elif key == "pagedown":
-                menu.page_down()
-            elif key in ("tab", "enter"):
-                self._accept(submit=key == "enter")
-            elif key == "escape":
-                self._dismiss_menu()
-            else:
-                handled = False
+            handled = self._menu_key(key)
         elif key == "enter":
             self.action_submit()
         elif key == "question_mark" and not self.text:
             self.post_message(self.HelpRequested())
         elif key == "end" and not self.text:
             self.post_message(self.FollowRequested())
-        elif key == "tab" and self._menu_dismissed_for is not None:
-            self._menu_dismissed_for = None
-            self._refresh_completion()
-            handled = self._completion_open
+        elif key == "tab":
+            handled = self._reopen_menu()
         else:
             handled = False
         if handled:
@@ -317,8 +236,7 @@ class PromptInput(PromptExtras):
             return
         self.prompt_history.add(text)
         self._browser.reset()
-        self._menu_dismissed_for = None
-        self._close_menu()
+        self._keep_menu_shut(None)
         self.load_text("")
         self.post_message(self.Submitted(self, text))
 
@@ -355,229 +273,8 @@ class PromptInput(PromptExtras):
     def _show_recalled(self, text: str) -> None:
         self.load_text(text)
         self.move_cursor(self.document.end)
-        self._menu_dismissed_for = text  # a recalled "/cmd" does not pop the menu
-
-    # ------------------------------------------------------- completion
-
-    def _completion_query(self) -> str | None:
-        """The word after ``/`` when the cursor is in the first word, else None."""
-        if not self._commands:
-            return None
-        line = self.document.get_line(0)
-        if not line.startswith("/"):
-            return None
-        start, end = self.selection
-        if start != end:
-            return None
-        row, column = end
-        word_end = next((i for i, ch in enumerate(line) if ch.isspace()), len(line))
-        if row != 0 or not 1 <= column <= word_end:
-            return None
-        return line[1:word_end]
-
-    def _refresh_completion(self, *, focused: bool | None = None) -> None:
-        """Open, update or close the menu to match the text, cursor and focus."""
-        if focused is None:
-            focused = self.has_focus
-        if self._menu_dismissed_for is not None and self._menu_dismissed_for != self.text:
-            self._menu_dismissed_for = None
-        if self._menu_dismissed_for is not None or not focused:
-            self._close_menu()
-            return
-        query = self._completion_query()
-        if query is not None:
-            matches = rank_commands(self._commands, query)
-            if matches:
-                self._open_menu().show_commands(matches)
-                self._place_menu()
-                return
-        else:
-            paths = self._path_matches()
-            if paths:
-                self._open_menu().show_paths(paths, max(0, self.region.width - 4))
-                self._place_menu()
-                return
-        self._close_menu()
-
-    def _open_menu(self) -> CommandMenu:
-        menu = self._ensure_menu()
-        if not self._completion_open:
-            menu.highlighted = 0  # a freshly opened menu starts at the best match
-        self._completion_open = True
-        menu.display = True
-        return menu
-
-    # ------------------------------------------------------- @ paths
-
-    def _mention_token(self) -> tuple[int, MentionToken] | None:
-        """The ``@`` word the cursor is in (row, token), or None."""
-        start, end = self.selection
-        if start != end:
-            return None
-        row, column = end
-        token = mention_at(self.document.get_line(row), column)
-        return None if token is None else (row, token)
-
-    def _path_matches(self) -> list[PathMatch]:
-        found = self._mention_token()
-        root = self._root() if found is not None else None
-        if found is None or root is None:
-            return []
-        menu = self._menu
-        opening = not self._completion_open or menu is None or menu.kind != "path"
-        return self._paths.matches(root, found[1].query, opening=opening)
-
-    def _root(self) -> Path | None:
-        return self._file_root
+        self._keep_menu_shut(text)  # a recalled "/cmd" does not pop the menu
 
     @property
     def prompt_capabilities(self) -> PromptCapabilities:
         return self._capabilities or PromptCapabilities.from_init_result(None)
-
-    def _accept_path(self, menu: CommandMenu) -> None:
-        match = menu.highlighted_path
-        found = self._mention_token()
-        if match is None or found is None:
-            self._dismiss_menu()
-            return
-        row, token = found
-        line = self.document.get_line(row)
-        replacement = format_mention(match.path)
-        cursor = len(replacement)
-        if match.is_dir and replacement.endswith('"'):
-            cursor -= 1  # inside the quotes, to go on typing the path
-        elif not match.is_dir:
-            if line[token.end : token.end + 1].isspace():
-                cursor += 1  # reuse the existing space
-            else:
-                replacement += " "
-                cursor += 1
-        self.history.checkpoint()
-        self.replace(
-            replacement, (row, token.start), (row, token.end), maintain_selection_offset=False
-        )
-        self.move_cursor((row, token.start + cursor))
-        self.history.checkpoint()
-        if match.is_dir:
-            self._refresh_completion()  # list what is inside
-        else:
-            self._dismiss_menu()
-
-    def _spawn_index_build(self, build: Coroutine[Any, Any, None]) -> None:
-        self.run_worker(build, group="file-index", exit_on_error=False)
-
-    def _index_built(self) -> None:
-        if self.is_attached:
-            self._refresh_completion()
-
-    # ------------------------------------------------------- accepting
-
-    def _accept(self, *, submit: bool, index: int | None = None) -> None:
-        menu = self._menu
-        if menu is None:
-            return
-        if index is not None:
-            menu.highlighted = index
-        if menu.kind == "path":
-            self._accept_path(menu)
-            return
-        command = menu.highlighted_command
-        if command is None:
-            self._dismiss_menu()
-            return
-        line = self.document.get_line(0)
-        word_end = next((i for i, ch in enumerate(line) if ch.isspace()), len(line))
-        replacement = f"/{command.name}"
-        if command.takes_input:
-            if line[word_end : word_end + 1] == " ":
-                word_end += 1  # reuse the existing space
-            replacement += " "
-        self.history.checkpoint()
-        self.replace(replacement, (0, 0), (0, word_end), maintain_selection_offset=False)
-        self.move_cursor((0, len(replacement)))
-        self.history.checkpoint()
-        self._dismiss_menu()
-        if submit and not command.takes_input:
-            self.action_submit()
-
-    def _pick_from_menu(self, index: int) -> None:
-        """A click on a menu row: accept it (Tab semantics) and keep focus here."""
-        self._accept(submit=False, index=index)
-        self.focus()
-
-    def _dismiss_menu(self) -> None:
-        self._menu_dismissed_for = self.text
-        self._close_menu()
-
-    def _close_menu(self) -> None:
-        self._completion_open = False
-        if self._menu is not None:
-            self._menu.display = False
-
-    def _ensure_menu(self) -> CommandMenu:
-        if self._menu is None:
-            self._menu = CommandMenu(self._pick_from_menu)
-            self.screen.mount(self._menu)
-        return self._menu
-
-    def _place_menu(self) -> None:
-        """Float the menu just above the input (below it if there is no room)."""
-        menu = self._menu
-        if menu is None or not self._completion_open:
-            return
-        region = self.region
-        origin = self.screen.region.offset
-        rows = menu.rows
-        x = region.x - origin.x
-        y = region.y - origin.y - rows
-        if y < 0:
-            y = region.bottom - origin.y
-        styles = menu.styles
-        if styles.offset.x.value != x or styles.offset.y.value != y:
-            styles.offset = (x, y)
-        if styles.width is None or styles.width.value != region.width:
-            styles.width = region.width
-        if styles.height is None or styles.height.value != rows:
-            styles.height = rows
-
-    # ----------------------------------------------------------- events
-
-    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if event.text_area is self:
-            self._refresh_completion()
-
-    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
-        if event.text_area is self:
-            self._refresh_completion()
-
-    # Textual calls each class's handler along the MRO: no super() calls here.
-
-    def _on_mount(self, event: events.Mount) -> None:
-        self._layout_screen = self.screen
-        self.screen.screen_layout_refresh_signal.subscribe(self, self._on_screen_layout)
-
-    def _on_screen_layout(self, _screen: Screen[Any]) -> None:
-        self._place_menu()
-
-    def _on_resize(self) -> None:
-        self._place_menu()
-
-    def _on_focus(self, event: events.Focus) -> None:
-        # The menu only shows while the input has focus; coming back to
-        # "/re…" shows it again (unless it was dismissed for this text).
-        # Widget._on_focus, which sets has_focus, runs after this handler.
-        self._refresh_completion(focused=True)
-
-    def _on_blur(self, event: events.Blur) -> None:
-        self._close_menu()
-
-    def _on_unmount(self) -> None:
-        self._paths.close()
-        if self._layout_screen is not None:
-            self._layout_screen.screen_layout_refresh_signal.unsubscribe(self)
-            self._layout_screen = None
-        if self._menu is not None:
-            menu, self._menu = self._menu, None
-            self._completion_open = False
-            if menu.is_attached:
-                menu.remove()

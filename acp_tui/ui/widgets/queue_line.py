@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from acp_tui.core.content_text import one_line
+from acp_tui.core import one_line
 
 SHOWN = 3
 

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from acp_tui.core.content_text import one_line
+from acp_tui.core import one_line
 from acp_tui.ui.render import ThemePalette
 
 

@@ -24,6 +24,8 @@ class ClientCallCommands(AgentBase):
             payload: Any = {"result": _dump(result)}
         except acp.RequestError as exc:
             payload = {"error": {"code": exc.code, "message": str(exc)}}
+            if exc.data is not None:
+                payload["error"]["data"] = exc.data
         await self.say(sid, json.dumps(payload))
 
     async def do_fs_read(self, sid: str, rest: str, text: str) -> None:

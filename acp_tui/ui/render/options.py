@@ -1,0 +1,26 @@
+"""How one entry is to be rendered: width, theme and the log's state of it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from acp_tui.ui.render.styles import RenderStyles
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    width: int
+    styles: RenderStyles
+    #: The user expanded this entry: thoughts in full, raw input/output,
+    #: whole diffs and terminal output.
+    expanded: bool = False
+    #: Animation frame for running tool calls.
+    spinner_frame: int = 0
+    #: Assistant entries: chunk index -> code points of that chunk revealed
+    #: so far (None: everything; a chunk not in the mapping is fully shown).
+    reveal: Mapping[int, int] | None = None
+    #: The entry has the log's cursor.
+    selected: bool = False
+    #: The session's working directory: paths inside it are shown relative.
+    cwd: str | None = None

@@ -1,0 +1,69 @@
+"""What the TUI's flows ask of the screen: the narrow interface they depend on.
+
+The flows (the conversation's event handling, turns, the start of an agent,
+permissions, pickers, resume, export) never see the App class: they get a
+:class:`Surface` (the app is one) and a
+:class:`~acp_tui.ui.host_link.HostLink`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual.notifications import SeverityLevel
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from acp_tui.ui.render import ThemePalette
+    from acp_tui.ui.widgets.entry_log import EntryLog
+    from acp_tui.ui.widgets.plan_panel import PlanPanel
+    from acp_tui.ui.widgets.prompt_input import PromptInput
+    from acp_tui.ui.widgets.queue_line import QueueLine
+
+
+class Surface(Protocol):
+    @property
+    def log_view(self) -> EntryLog: ...
+
+    @property
+    def prompt(self) -> PromptInput: ...
+
+    @property
+    def plan_panel(self) -> PlanPanel: ...
+
+    @property
+    def queue_line(self) -> QueueLine: ...
+
+    @property
+    def palette(self) -> ThemePalette:
+        """The theme's colours (for what is rendered outside the log)."""
+
+    @property
+    def typed_at(self) -> float:
+        """When the user last changed the draft (``time.monotonic``)."""
+
+    def toast(
+        self, message: str, *, severity: SeverityLevel = "information", timeout: float | None = None
+    ) -> None: ...
+
+    def open_dialog(self, screen: Screen[Any], on_close: Callable[[Any], None]) -> None: ...
+
+    def close_dialog(self, screen: Screen[Any]) -> None:
+        """Close ``screen`` if it is still open (answering None)."""
+
+    async def ask(self, screen: Screen[Any]) -> Any:
+        """Open ``screen`` and wait for its answer."""
+
+    def in_background(
+        self, work: Coroutine[Any, Any, Any], group: str, *, exclusive: bool = False
+    ) -> None:
+        """Run ``work`` beside the UI (``exclusive``: cancelling the group's
+        earlier work)."""
+
+    async def painted(self) -> None:
+        """Return once the first frame is on the terminal (Textual's Ready)."""
+
+    def refresh_status(self) -> None:
+        """Show the session's state in the status line again."""

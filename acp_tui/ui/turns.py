@@ -1,0 +1,128 @@
+"""The prompts the user sends: queued while a turn runs, sent one at a time.
+
+Whether a turn runs is what the current session's view says (the status
+events handled so far); what is on its way is known here: the prompt handed
+to the host and not in the log yet. After a cancel the host holds a prompt
+back until the agent has settled (``status-changed: running`` then comes
+before its user entry): the queue line says so until the entry shows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from acp_tui.core import HostError
+from acp_tui.ui.conversation import Conversation
+from acp_tui.ui.host_link import HostLink
+from acp_tui.ui.widgets import status_bar
+
+if TYPE_CHECKING:
+    from acp_tui.ui.surface import Surface
+
+
+class Turns:
+    def __init__(
+        self,
+        surface: Surface,
+        link: HostLink,
+        conversation: Conversation,
+        *,
+        restart: Callable[[], None],
+        starting: Callable[[], bool],
+    ) -> None:
+        self.surface = surface
+        self.link = link
+        self.conversation = conversation
+        self._restart = restart
+        self._starting = starting
+        #: Prompts typed while a turn runs, oldest first.
+        self.queued: list[str] = []
+        #: The prompt the host holds back until the agent has settled.
+        self.handing_over: str | None = None
+        #: When the running turn started (for the status line's clock).
+        self.started_at: float | None = None
+        #: The prompt handed to the host whose user entry has not shown yet.
+        self._sent: str | None = None
+        #: A prompt is on its way to the host (its command has not returned).
+        self._sending = False
+        #: A cancel of the running turn was asked for.
+        self.cancelling = False
+
+    @property
+    def running(self) -> bool:
+        view = self.conversation.current
+        return view is not None and view.running
+
+    def submit(self, text: str) -> None:
+        self.queued.append(text)
+        self.surface.refresh_status()
+        self.send_next()
+
+    def send_next(self) -> None:
+        if not self.queued or self._starting() or self._sending:
+            return
+        view = self.conversation.current
+        if view is None or view.status == "closed":
+            self._restart()
+            return
+        if view.running:
+            return
+        text = self.queued.pop(0)
+        self._sent, self._sending, self.handing_over = text, True, None
+        self.surface.refresh_status()
+        self.surface.in_background(self._run(view.session_id, text), group="prompt")
+
+    async def _run(self, session_id: str, text: str) -> None:
+        prompt = self.surface.prompt
+        try:
+            blocks, notes = self.link.build_prompt(session_id, text, prompt.image_attachments)
+            for note in notes:
+                self.surface.toast(note, severity="warning", timeout=8)
+            await self.link.prompt(session_id, blocks)
+        except HostError as exc:
+            if exc.code not in ("agent_exited", "agent_error"):
+                self.surface.toast(exc.message, severity="error", timeout=8)
+        finally:
+            self._sending, self._sent, self.handing_over = False, None, None
+            self.surface.refresh_status()
+            self.send_next()
+
+    # -- what the events say --------------------------------------------------------
+
+    def user_entry_shown(self) -> None:
+        """A user entry appeared in the current session: the prompt is in."""
+        self._sent = None
+        if self.handing_over is not None:
+            self.handing_over = None
+            self.show_queue()
+
+    def status_changed(self, status: str) -> None:
+        """The current session's status changed (the view has it already)."""
+        self.cancelling = False
+        if status == "running":
+            self.started_at = status_bar.now()
+            # The plan of an earlier turn is not pinned through this one (a
+            # plan-updated event of this turn shows it again).
+            self.surface.plan_panel.entries = []
+            # Running before its user entry: the host waits for the agent to settle.
+            self.handing_over = self._sent
+        else:
+            # A reply still being revealed goes on: the last burst of a turn
+            # is revealed like the rest (scrolling away still shows it whole).
+            self.started_at = None
+
+    def show_queue(self) -> None:
+        self.surface.queue_line.show(self.queued, self.handing_over)
+
+    # -- cancelling -----------------------------------------------------------------
+
+    async def cancel(self) -> None:
+        view = self.conversation.current
+        if view is None or not view.running or self.cancelling:
+            return
+        self.cancelling = True
+        self.surface.toast("Cancelling the turn…", timeout=3)
+        with contextlib.suppress(HostError):
+            await self.link.cancel(view.session_id)
