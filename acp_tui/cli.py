@@ -14,28 +14,21 @@ acp-tui --headless --stdio [AGENT | -- COMMAND ARGS...]
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tui import ACP_HOST_VERSION, __version__
 from acp_tui.agents import presets
-from acp_tui.agents.config import Config, config_path, display_path, load_config, resolve
-from acp_tui.core import (
-    DEFAULT_BUDGET,
-    HistoryStore,
-    Timeouts,
-    default_root,
-    default_spill_root,
-    prune_spill,
-)
 
+# Everything past the parser is imported where it is used: --version and
+# --help import nothing else, --list-agents no Textual and no SDK
+# (tests/test_start_imports.py), and the TUI paints before it loads the SDK.
 if TYPE_CHECKING:
+    from acp_tui.agents.config import Config
     from acp_tui.agents.registry import Registry
-    from acp_tui.core import AgentSpec
+    from acp_tui.core import AgentSpec, HistoryStore, Timeouts
 
 EXIT_USAGE = 2
 #: --resume without an id / --continue (see acp_tui/ui/resume.py).
@@ -109,6 +102,8 @@ def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
 
 def _load_config() -> Config:
     """The user's config file; its problems are printed to stderr, never fatal."""
+    from acp_tui.agents.config import config_path, load_config
+
     config = load_config(config_path(os.environ))
     for problem in config.problems:
         print(problem, file=sys.stderr)
@@ -116,6 +111,10 @@ def _load_config() -> Config:
 
 
 def _unknown_agent(name: str, config: Config, registry: Registry) -> str:
+    import difflib
+
+    from acp_tui.agents.config import config_path, display_path
+
     custom = [n for n in config.agents if n not in presets.PRESETS]
     where = config.path if config.path is not None else config_path(os.environ)
     close = difflib.get_close_matches(name, [*config.names(), *registry.ids()], n=3)
@@ -133,6 +132,7 @@ def _unknown_agent(name: str, config: Config, registry: Registry) -> str:
 def _resolve_named(name: str, config: Config, registry: Registry, *, can_ask: bool) -> AgentSpec:
     """``acp-tui NAME``: a config agent, a preset, or a registry agent (in that order)."""
     from acp_tui.agents import registry_consent
+    from acp_tui.agents.config import config_path, resolve
 
     if name in config.names():
         preset = presets.PRESETS.get(name)
@@ -169,12 +169,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"acp-tui {__version__} ({ACP_HOST_VERSION})")
         return 0
     config = _load_config()
-    # Imported past --version: the registry is for naming and listing agents.
+    # The registry is for naming and listing agents.
     from acp_tui.agents.registry import load_registry
     from acp_tui.agents.registry_consent import RegistryUnavailable
 
     registry = load_registry()
     if args.list_agents is not None:
+        import shutil
+
         from acp_tui.agents.listing import list_agents
 
         for problem in registry.problems:
@@ -208,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         if not Path(root).expanduser().is_dir():
             return _fail(f"acp-tui: --allow-root is not a directory: {root}")
     roots = [*config.allow_roots, *(Path(root).expanduser().resolve() for root in args.allow_root)]
+
+    from acp_tui.agents.config import resolve
+    from acp_tui.core import default_spill_root, prune_spill
 
     spec: AgentSpec | None
     try:
@@ -251,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _history(config: Config) -> HistoryStore | None:
     """The local history store (None when the config turns it off)."""
+    from acp_tui.core import HistoryStore, default_root
+
     settings = config.history
     if not settings.enabled:
         return None
@@ -270,9 +277,9 @@ def run_headless(
     spec: AgentSpec | None,
     cwd: Path,
     roots: list[Path],
-    history: HistoryStore | None = None,
-    timeouts: Timeouts | None = None,
-    text_budget: int = DEFAULT_BUDGET,
+    history: HistoryStore | None,
+    timeouts: Timeouts | None,
+    text_budget: int,
 ) -> int:
     # Imported here: --version and --list-agents start without them.
     import asyncio
@@ -291,8 +298,8 @@ async def _serve(
     spec: AgentSpec | None,
     roots: list[Path],
     history: HistoryStore | None,
-    timeouts: Timeouts | None = None,
-    text_budget: int = DEFAULT_BUDGET,
+    timeouts: Timeouts | None,
+    text_budget: int,
 ) -> int:
     import asyncio
     import contextlib

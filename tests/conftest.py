@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 import pytest_textual_snapshot
 
-from acp_tui.core.connection import AgentSpec
 from acp_tui.core.host import Host
 from acp_tui.core.model.channel import ChannelClosed, EventChannel
 from acp_tui.core.model.events import Event
@@ -30,7 +29,6 @@ os.environ["ACP_TUI_CONFIG"] = str(_ISOLATED / "no-config.toml")
 os.environ["XDG_DATA_HOME"] = str(_ISOLATED / "data")
 # The state folder: checkpoints' shadow repositories, spilled text.
 os.environ["XDG_STATE_HOME"] = str(_ISOLATED / "state")
-SCRIPTED_AGENT = TESTS / "agents" / "scripted_agent.py"
 SNAPSHOT_ROOT = REPO / "snapshots"
 
 
@@ -48,16 +46,6 @@ class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):  # type: 
 
 
 pytest_textual_snapshot.SVGImageExtension = TopLevelSVGExtension
-
-
-def scripted_spec(**env: str) -> AgentSpec:
-    return AgentSpec.of(sys.executable, [str(SCRIPTED_AGENT)], env, name="scripted")
-
-
-def demo_spec() -> AgentSpec:
-    return AgentSpec.of(
-        sys.executable, ["-m", "acp_tui.agents.demo"], {"ACP_TUI_DEMO_DELAY": "0"}, name="demo"
-    )
 
 
 class Recorder:

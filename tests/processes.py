@@ -16,15 +16,15 @@ import signal
 import struct
 import sys
 import termios
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ptyprocess import PtyProcess
 
-from tests.conftest import REPO, SCRIPTED_AGENT, HeadlessClient
+from tests.conftest import REPO, HeadlessClient
+from tests.fake_agents import SCRIPTED_AGENT, agent_params
+from tests.waiting import came_true
 
 MARKER_VAR = "ACP_TUI_TEST_MARKER"
 
@@ -74,25 +74,9 @@ def describe(pids: list[int]) -> list[str]:
     return lines
 
 
-def wait_until(condition: Callable[[], bool], timeout: float = 20.0) -> bool:
-    """Whether ``condition`` came true within ``timeout`` seconds (polled)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        if condition():
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-
-
-def scripted_agent(**env: str) -> dict[str, Any]:
-    """The scripted agent as ``connection.open`` takes it."""
-    return {"command": sys.executable, "args": [str(SCRIPTED_AGENT)], "env": env}
-
-
 async def scripted_session(client: HeadlessClient, cwd: Path, **env: str) -> tuple[str, str]:
     """A connection to the scripted agent and a session on it: their ids."""
-    agent = scripted_agent(**env)
+    agent = agent_params(**env)
     opened = await client.result("connection.open", {"agent": agent, "cwd": str(cwd)})
     created = await client.result(
         "session.create", {"connectionId": opened["connectionId"], "cwd": str(cwd)}
@@ -156,7 +140,7 @@ class PtyTui:
             self.drain()
             return condition()
 
-        return wait_until(check, timeout)
+        return came_true(check, timeout)
 
     def wait_ready(self, timeout: float = 30.0) -> None:
         """Until the session is open (the welcome text is on screen)."""
@@ -187,7 +171,7 @@ class PtyTui:
         return not self.proc.isalive()
 
     def wait_exit(self, timeout: float = 20.0) -> bool:
-        return wait_until(self.exited, timeout)
+        return came_true(self.exited, timeout)
 
     def leftovers(self) -> list[int]:
         """Live processes of this TUI: itself, its agents and what they started."""
@@ -200,4 +184,4 @@ class PtyTui:
                 os.kill(pid, signal.SIGKILL)
         if not self.master_closed:
             self.close_master()
-        wait_until(lambda: not self.proc.isalive(), 5)
+        came_true(lambda: not self.proc.isalive(), 5)

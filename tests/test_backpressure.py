@@ -12,7 +12,8 @@ from typing import Any
 from acp_tui.core.host import Host
 from acp_tui.core.model.channel import ChannelClosed
 from acp_tui.core.model.events import Event
-from tests.conftest import REPO, SCRIPTED_AGENT, scripted_spec
+from tests.conftest import REPO
+from tests.fake_agents import agent_params, agent_spec
 from tests.test_headless import rebuild_text
 
 CHUNKS = 100_000
@@ -38,7 +39,7 @@ async def test_stalled_consumer_then_drain_loses_nothing(tmp_path: Path) -> None
     host = Host()
     channel = host.attach(capacity=64, merge_at=32)
     try:
-        connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+        connection, _ = await host.open_connection(agent_spec(), tmp_path)
         session = await host.create_session(connection.connection_id, tmp_path)
         turn = asyncio.ensure_future(
             host.prompt(
@@ -97,7 +98,7 @@ async def test_stalled_headless_reader_then_drain(tmp_path: Path) -> None:
         limit=2 * 1024 * 1024,
     )
     assert proc.stdin is not None and proc.stdout is not None
-    agent = {"command": sys.executable, "args": [str(SCRIPTED_AGENT)]}
+    agent = agent_params()
     requests = [
         {"id": 1, "method": "connection.open", "params": {"agent": agent, "cwd": str(tmp_path)}},
         {"id": 2, "method": "session.create", "params": {"connectionId": "conn-1"}},

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +13,10 @@ import pytest
 
 from acp_tui.agents.config import load_config
 from tests.conftest import HeadlessClient
+from tests.fake_agents import HOSTILE_AGENT, agent_params
 from tests.test_headless import rebuild_text
 
-HOSTILE = {
-    "command": sys.executable,
-    "args": [str(Path(__file__).parent / "agents" / "hostile_agent.py")],
-}
+HOSTILE = agent_params(HOSTILE_AGENT)
 MIB = 1024 * 1024
 #: Characters of one text delta, at most (core/budget.py's DELTA_LIMIT).
 DELTA_LIMIT = MIB

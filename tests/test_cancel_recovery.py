@@ -14,7 +14,8 @@ from typing import Any
 from acp_tui.core.host import Host
 from acp_tui.core.model.entries import AssistantEntry, NoticeEntry, UserEntry
 from acp_tui.core.sessions.session import Session
-from tests.conftest import scripted_spec
+from tests.fake_agents import agent_spec
+from tests.waiting import until
 
 
 def text(value: str) -> list[dict[str, Any]]:
@@ -36,15 +37,17 @@ def exchanges(session: Session) -> list[tuple[str, str]]:
 async def cancelled_turn(host: Host, session: Session, command: str = "slow 100 0.05") -> None:
     before = len(session.thread)
     pending = asyncio.ensure_future(host.prompt(session.session_id, text(command)))
-    while not any(isinstance(e, AssistantEntry) for e in session.thread.entries[before:]):
-        await asyncio.sleep(0.01)
+    await until(
+        lambda: any(isinstance(e, AssistantEntry) for e in session.thread.entries[before:]),
+        poll=0.01,
+    )
     await host.cancel(session.session_id)
     assert await pending == "cancelled"
 
 
 async def lagging_session(host: Host, tmp_path: Path, **env: str) -> tuple[Session, Path]:
     count = tmp_path / "count"
-    spec = scripted_spec(ACP_FAKE_LAG_AFTER_CANCEL="1", ACP_FAKE_COUNT_FILE=str(count), **env)
+    spec = agent_spec(ACP_FAKE_LAG_AFTER_CANCEL="1", ACP_FAKE_COUNT_FILE=str(count), **env)
     connection, _ = await host.open_connection(spec, tmp_path)
     return await host.create_session(connection.connection_id, tmp_path), count
 
@@ -111,7 +114,7 @@ async def test_nothing_is_sent_before_the_cancelled_prompt_has_answered(
     # the 0.2 s grace, but the next prompt waits for that answer.
     host = Host(cancel_grace=0.2)
     try:
-        connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+        connection, _ = await host.open_connection(agent_spec(), tmp_path)
         session = await host.create_session(connection.connection_id, tmp_path)
         pending = asyncio.ensure_future(host.prompt(session.session_id, text("late-cancel 1")))
         await asyncio.sleep(0.2)
@@ -129,7 +132,7 @@ async def test_what_a_cancelled_turn_sends_late_stays_above_the_next_prompt(
 ) -> None:
     host = Host(cancel_grace=0.2)
     try:
-        connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+        connection, _ = await host.open_connection(agent_spec(), tmp_path)
         session = await host.create_session(connection.connection_id, tmp_path)
         pending = asyncio.ensure_future(
             host.prompt(session.session_id, text("talk-after-cancel 0.6"))
@@ -151,7 +154,7 @@ async def test_a_cancel_while_waiting_for_the_agent_to_settle_sends_nothing(
 ) -> None:
     host = Host(cancel_grace=0.2)
     try:
-        connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+        connection, _ = await host.open_connection(agent_spec(), tmp_path)
         session = await host.create_session(connection.connection_id, tmp_path)
         pending = asyncio.ensure_future(host.prompt(session.session_id, text("late-cancel 2")))
         await asyncio.sleep(0.2)
@@ -172,7 +175,7 @@ async def test_a_cancel_while_waiting_for_the_agent_to_settle_sends_nothing(
 
 
 async def test_an_empty_turn_is_never_silent(host: Host, tmp_path: Path) -> None:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     await host.prompt(session.session_id, text("updates []"))
     last = session.thread.entries[-1]

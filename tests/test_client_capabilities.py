@@ -12,7 +12,8 @@ from acp import RequestError
 
 from acp_tui.core.host import Host
 from acp_tui.core.sessions.session import Session
-from tests.conftest import Recorder, scripted_spec
+from tests.conftest import Recorder
+from tests.fake_agents import agent_spec
 from tests.test_lifecycle import text_of
 
 
@@ -20,7 +21,7 @@ from tests.test_lifecycle import text_of
 async def session(host: Host, tmp_path: Path) -> Session:
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    connection, _ = await host.open_connection(scripted_spec(), workspace)
+    connection, _ = await host.open_connection(agent_spec(), workspace)
     return await host.create_session(connection.connection_id, workspace)
 
 
@@ -98,7 +99,7 @@ async def test_allow_roots_extend_the_fence(host: Host, recorder: Recorder, tmp_
     workspace.mkdir()
     extra.mkdir()
     (extra / "shared.txt").write_text("shared\n")
-    connection, _ = await host.open_connection(scripted_spec(), workspace)
+    connection, _ = await host.open_connection(agent_spec(), workspace)
     session = await host.create_session(connection.connection_id, workspace, allow_roots=[extra])
     allowed = await ask(host, recorder, session, f"fs-read {extra / 'shared.txt'}")
     assert allowed["result"]["content"] == "shared\n"

@@ -8,7 +8,6 @@ import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,10 @@ from acp_tui.agents.config import (
 )
 from acp_tui.agents.config_text import find_line
 from acp_tui.agents.presets import AgentNotFound
-from tests.conftest import SCRIPTED_AGENT
+from tests.fake_agents import SCRIPTED_AGENT
 from tests.test_headless import rebuild_text
 from tests.test_list_agents import local_rows
+from tests.waiting import wait_until
 
 CONFIG_VARS = ("ACP_TUI_CONFIG", "XDG_CONFIG_HOME")
 
@@ -464,18 +464,21 @@ def test_default_agent_starts_in_the_tui(tmp_path: Path, agent_bin: Path) -> Non
         [sys.executable, "-m", "acp_tui", "--cwd", str(tmp_path)], env=env, dimensions=(30, 100)
     )
     try:
-        deadline = time.monotonic() + 30
-        while not count_file.exists():
-            assert tui.isalive() and time.monotonic() < deadline, "the default agent never started"
+
+        def started_or_gone() -> bool:
             _drain(tui)
-            time.sleep(0.05)
+            return count_file.exists() or not tui.isalive()
+
+        wait_until(started_or_gone, 30, poll=0.05, what="the default agent never started")
+        assert count_file.exists(), "the TUI ended before the default agent started"
         assert count_file.read_text() == "initialize\n"
         tui.write(b"\x11")  # Ctrl+Q
-        deadline = time.monotonic() + 10
-        while tui.isalive():
-            assert time.monotonic() < deadline, "the TUI did not quit"
+
+        def quit_() -> bool:
             _drain(tui)
-            time.sleep(0.05)
+            return not tui.isalive()
+
+        wait_until(quit_, 10, poll=0.05, what="the TUI did not quit")
     finally:
         if tui.isalive():
             tui.kill(signal.SIGKILL)

@@ -5,27 +5,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from acp_tui.core.capabilities.fs import PathFence
 from acp_tui.core.capabilities.tool_paths import outside_paths
-from acp_tui.core.connection import AgentSpec
 from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
 from acp_tui.core.model.entries import NoticeEntry, ToolCallEntry
 from acp_tui.core.sessions.agent_names import command_name
 from acp_tui.core.storage import agent_log
 from acp_tui.core.storage.agent_log import AgentLog, logs_dir
-from tests.conftest import SCRIPTED_AGENT, scripted_spec
+from tests.fake_agents import agent_spec
 
 
 async def test_an_error_entry_says_why(tmp_path: Path) -> None:
     host = Host(logs=tmp_path / "logs")
     try:
-        connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+        connection, _ = await host.open_connection(agent_spec(), tmp_path)
         session = await host.create_session(connection.connection_id, tmp_path)
         with pytest.raises(HostError):
             await host.prompt(
@@ -50,7 +48,7 @@ async def test_an_error_entry_says_why(tmp_path: Path) -> None:
 async def test_a_session_that_cannot_start_says_why(tmp_path: Path) -> None:
     host = Host(logs=tmp_path / "logs")
     try:
-        spec = scripted_spec(ACP_FAKE_NEW_SESSION_FAILS="Query closed before response received")
+        spec = agent_spec(ACP_FAKE_NEW_SESSION_FAILS="Query closed before response received")
         connection, _ = await host.open_connection(spec, tmp_path)
         with pytest.raises(HostError) as raised:
             await host.create_session(connection.connection_id, tmp_path)
@@ -72,7 +70,7 @@ async def test_a_session_that_cannot_start_says_why(tmp_path: Path) -> None:
 async def test_agent_gone_is_reported_only_when_the_process_is_gone(tmp_path: Path) -> None:
     host = Host()
     try:
-        connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+        connection, _ = await host.open_connection(agent_spec(), tmp_path)
         session = await host.create_session(connection.connection_id, tmp_path)
         with pytest.raises(HostError):
             await host.prompt(session.session_id, [{"type": "text", "text": "close-stdout"}])
@@ -87,7 +85,7 @@ async def test_agent_gone_is_reported_only_when_the_process_is_gone(tmp_path: Pa
 async def test_the_agent_is_called_by_its_own_name_once_initialized(tmp_path: Path) -> None:
     host = Host()
     try:
-        spec = AgentSpec.of(sys.executable, [str(SCRIPTED_AGENT)])  # no preset name
+        spec = agent_spec(name="")  # no preset name
         assert spec.display_name == "acp-tui"  # the script's package, not "python3"
         connection, _ = await host.open_connection(spec, tmp_path)
         assert connection.agent_name == "scripted"  # its agentInfo

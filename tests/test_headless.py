@@ -13,10 +13,11 @@ import pytest
 
 from acp_tui import ACP_HOST_VERSION
 from acp_tui.core.transport.process import group_members
-from tests.conftest import SCRIPTED_AGENT, HeadlessClient
+from tests.conftest import HeadlessClient
+from tests.fake_agents import SCRIPTED_AGENT, agent_params
 from tests.test_lifecycle import alive
 
-SCRIPTED = {"command": sys.executable, "args": [str(SCRIPTED_AGENT)]}
+SCRIPTED = agent_params()
 
 
 async def open_session(client: HeadlessClient, cwd: Path, **open_params: Any) -> tuple[str, str]:

@@ -26,7 +26,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,8 +33,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import REPO
+from tests.fake_agents import ECHO_AGENT, agent_params
 
-ECHO_AGENT = Path(__file__).parent / "agents" / "echo_blocks_agent.py"
 EXAMPLES = int(os.environ.get("ACP_TUI_FUZZ_EXAMPLES", "200"))
 MAX_ID = 2**32 - 1
 #: Ids the examples use are this far apart per example (so a late or extra
@@ -223,7 +222,7 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
     )
     running = Host(proc)
     threading.Thread(target=running.read, daemon=True).start()
-    agent = {"command": sys.executable, "args": [str(ECHO_AGENT)]}
+    agent = agent_params(ECHO_AGENT)
     opened = running.call("connection.open", {"agent": agent, "cwd": str(cwd)})
     running.connection_id = opened["result"]["connectionId"]
     created = running.call("session.create", {"connectionId": running.connection_id})

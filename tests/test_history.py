@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -12,16 +11,11 @@ from typing import Any
 
 import pytest
 
-from acp_tui.core.connection import AgentSpec
 from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
 from acp_tui.core.model.entries import AssistantEntry, UserEntry, entry_from_wire
 from acp_tui.core.storage.history_store import HistoryStore, read_transcript
-from tests.conftest import SCRIPTED_AGENT
-
-
-def scripted(**env: str) -> AgentSpec:
-    return AgentSpec.of(sys.executable, [str(SCRIPTED_AGENT)], env, name="scripted")
+from tests.fake_agents import agent_spec
 
 
 @pytest.fixture
@@ -52,7 +46,7 @@ def texts(entries: list[dict[str, Any]]) -> list[str]:
 async def test_turns_are_appended_as_they_end(
     history_host: Host, store: HistoryStore, tmp_path: Path
 ) -> None:
-    connection, _ = await history_host.open_connection(scripted(), tmp_path)
+    connection, _ = await history_host.open_connection(agent_spec(), tmp_path)
     session = await history_host.create_session(connection.connection_id)
     await history_host.prompt(session.session_id, [{"type": "text", "text": "echo one"}])
     path = store.path_for(session.agent_session_id)
@@ -80,7 +74,7 @@ async def test_turns_are_appended_as_they_end(
 async def test_a_finished_tool_call_is_stored_in_its_final_state(
     history_host: Host, store: HistoryStore, tmp_path: Path
 ) -> None:
-    connection, _ = await history_host.open_connection(scripted(), tmp_path)
+    connection, _ = await history_host.open_connection(agent_spec(), tmp_path)
     session = await history_host.create_session(connection.connection_id)
     await history_host.prompt(session.session_id, [{"type": "text", "text": "showcase"}])
     stored = store.read(session.agent_session_id).entries
@@ -161,7 +155,7 @@ async def test_resume_with_session_load_replays_into_the_log(
 ) -> None:
     state = tmp_path / "agent-state"
     state.mkdir()
-    spec = scripted(ACP_FAKE_STATE_DIR=str(state))
+    spec = agent_spec(ACP_FAKE_STATE_DIR=str(state))
     connection, _ = await history_host.open_connection(spec, tmp_path)
     first = await history_host.create_session(connection.connection_id)
     await history_host.prompt(first.session_id, [{"type": "text", "text": "echo remember me"}])
@@ -195,7 +189,7 @@ async def test_without_session_list_the_local_history_is_listed(
 ) -> None:
     state = tmp_path / "agent-state"
     state.mkdir()
-    spec = scripted(ACP_FAKE_STATE_DIR=str(state), ACP_FAKE_NO_LIST="1")
+    spec = agent_spec(ACP_FAKE_STATE_DIR=str(state), ACP_FAKE_NO_LIST="1")
     connection, _ = await history_host.open_connection(spec, tmp_path)
     session = await history_host.create_session(connection.connection_id)
     await history_host.prompt(session.session_id, [{"type": "text", "text": "echo x"}])
@@ -214,7 +208,7 @@ async def test_an_agent_reusing_ids_does_not_overwrite_older_transcripts(
     history_host: Host, store: HistoryStore, tmp_path: Path
 ) -> None:
     for words in ("echo first", "echo second"):
-        connection, _ = await history_host.open_connection(scripted(), tmp_path)
+        connection, _ = await history_host.open_connection(agent_spec(), tmp_path)
         session = await history_host.create_session(connection.connection_id)
         assert session.agent_session_id == "s1"
         await history_host.prompt(session.session_id, [{"type": "text", "text": words}])
@@ -228,7 +222,7 @@ async def test_an_agent_reusing_ids_does_not_overwrite_older_transcripts(
 async def test_an_agent_without_load_session_refuses_clearly(
     history_host: Host, tmp_path: Path
 ) -> None:
-    connection, _ = await history_host.open_connection(scripted(), tmp_path)
+    connection, _ = await history_host.open_connection(agent_spec(), tmp_path)
     with pytest.raises(HostError) as caught:
         await history_host.load_session(connection.connection_id, "s1")
     assert caught.value.code == "unsupported"
@@ -241,7 +235,7 @@ async def test_loading_an_unknown_session_fails_and_leaves_nothing_behind(
     state = tmp_path / "agent-state"
     state.mkdir()
     connection, _ = await history_host.open_connection(
-        scripted(ACP_FAKE_STATE_DIR=str(state)), tmp_path
+        agent_spec(ACP_FAKE_STATE_DIR=str(state)), tmp_path
     )
     with pytest.raises(HostError) as caught:
         await history_host.load_session(connection.connection_id, "s-nope")
@@ -261,7 +255,7 @@ async def test_a_failed_load_leaves_the_stored_transcript_alone(
     state = tmp_path / "agent-state"
     state.mkdir()
     connection, _ = await history_host.open_connection(
-        scripted(ACP_FAKE_STATE_DIR=str(state)), tmp_path
+        agent_spec(ACP_FAKE_STATE_DIR=str(state)), tmp_path
     )
     with pytest.raises(HostError):
         await history_host.load_session(connection.connection_id, "s-gone")

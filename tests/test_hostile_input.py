@@ -10,13 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from acp_tui.core.connection import AgentConnection, AgentSpec
+from acp_tui.core.connection import AgentConnection
 from acp_tui.core.host import Host
 from acp_tui.core.model.entries import AssistantEntry, Chunk
 from acp_tui.core.model.events import Event
@@ -25,9 +24,9 @@ from acp_tui.core.transport.jsonrpc import JsonRpcPeer
 from acp_tui.server.methods import Methods
 from acp_tui.server.server import HeadlessServer
 from tests.conftest import HeadlessClient, Recorder
+from tests.fake_agents import HOSTILE_AGENT, agent_params, agent_spec
 
-HOSTILE_AGENT = Path(__file__).parent / "agents" / "hostile_agent.py"
-HOSTILE = {"command": sys.executable, "args": [str(HOSTILE_AGENT)]}
+HOSTILE = agent_params(HOSTILE_AGENT)
 
 
 async def open_hostile(client: HeadlessClient, cwd: Path) -> str:
@@ -249,7 +248,7 @@ async def _flood(
     host: Host, recorder: Recorder, cwd: Path, command: str, kind: str
 ) -> tuple[AgentConnection, list[Event]]:
     """Run ``command`` on the hostile agent; the ``kind`` events it caused."""
-    spec = AgentSpec.of(sys.executable, [str(HOSTILE_AGENT)])
+    spec = agent_spec(HOSTILE_AGENT, name="")
     connection, _ = await host.open_connection(spec, cwd)
     session = await host.create_session(connection.connection_id, cwd)
     assert await host.prompt(session.session_id, [{"type": "text", "text": command}])

@@ -14,7 +14,8 @@ from acp_tui import __version__
 from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
 from acp_tui.core.transport.process import group_members
-from tests.conftest import Recorder, scripted_spec
+from tests.conftest import Recorder
+from tests.fake_agents import agent_spec
 
 
 def alive(pid: int) -> bool:
@@ -46,7 +47,7 @@ async def test_ac1_one_process_many_prompts_initialize_once(
     host: Host, recorder: Recorder, tmp_path: Path
 ) -> None:
     count_file = tmp_path / "initialize-count"
-    spec = scripted_spec(ACP_FAKE_COUNT_FILE=str(count_file))
+    spec = agent_spec(ACP_FAKE_COUNT_FILE=str(count_file))
     connection, reused = await host.open_connection(spec, tmp_path, trace_frames=True)
     assert not reused
     session = await host.create_session(connection.connection_id, tmp_path)
@@ -72,7 +73,7 @@ async def test_ac1_one_process_many_prompts_initialize_once(
 async def test_ac15_initialize_advertises_truthfully(
     host: Host, recorder: Recorder, tmp_path: Path
 ) -> None:
-    await host.open_connection(scripted_spec(), tmp_path, trace_frames=True)
+    await host.open_connection(agent_spec(), tmp_path, trace_frames=True)
     frame = next(
         e.data["payload"]
         for e in recorder.of_type("protocol-frame")
@@ -88,12 +89,12 @@ async def test_ac15_initialize_advertises_truthfully(
 async def test_open_caches_by_identity(host: Host, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
-    a, _ = await host.open_connection(scripted_spec(), tmp_path)
-    b, reused_b = await host.open_connection(scripted_spec(), other)
-    c, reused_c = await host.open_connection(scripted_spec(X="1"), tmp_path)
+    a, _ = await host.open_connection(agent_spec(), tmp_path)
+    b, reused_b = await host.open_connection(agent_spec(), other)
+    c, reused_c = await host.open_connection(agent_spec(X="1"), tmp_path)
     both = await asyncio.gather(
-        host.open_connection(scripted_spec(Y="1"), tmp_path),
-        host.open_connection(scripted_spec(Y="1"), tmp_path),
+        host.open_connection(agent_spec(Y="1"), tmp_path),
+        host.open_connection(agent_spec(Y="1"), tmp_path),
     )
     assert len({id(a), id(b), id(c)}) == 3 and not reused_b and not reused_c
     assert both[0][0] is both[1][0]
@@ -103,7 +104,7 @@ async def test_open_caches_by_identity(host: Host, tmp_path: Path) -> None:
 async def _grandchild_session(
     host: Host, cwd: Path, command: str = "grandchild"
 ) -> tuple[str, int, int, asyncio.Task[str]]:
-    connection, _ = await host.open_connection(scripted_spec(), cwd)
+    connection, _ = await host.open_connection(agent_spec(), cwd)
     session = await host.create_session(connection.connection_id, cwd)
     recorder = Recorder(host.attach())
     turn = asyncio.ensure_future(
@@ -164,7 +165,7 @@ async def test_ac2_shutdown_reaps_every_agent(tmp_path: Path) -> None:
     for pgid, grandchild in pids:
         assert not alive(grandchild) and group_members(pgid) == []
     with pytest.raises(HostError) as refused:
-        await host.open_connection(scripted_spec(), tmp_path)
+        await host.open_connection(agent_spec(), tmp_path)
     assert refused.value.code == "shutting_down"
 
 
@@ -174,10 +175,10 @@ async def test_ac2_a_group_that_ignores_sigterm_is_killed(host: Host, tmp_path: 
         "import signal, subprocess, sys, runpy\n"
         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
         "subprocess.Popen(['sh', '-c', 'trap \"\" TERM; sleep 1000'])\n"
-        f"sys.argv = [{str(scripted_spec().args[0])!r}]\n"
-        f"runpy.run_path({str(scripted_spec().args[0])!r}, run_name='__main__')\n"
+        f"sys.argv = [{str(agent_spec().args[0])!r}]\n"
+        f"runpy.run_path({str(agent_spec().args[0])!r}, run_name='__main__')\n"
     )
-    spec = scripted_spec()
+    spec = agent_spec()
     spec = type(spec).of(spec.command, [str(script)])
     connection, _ = await host.open_connection(spec, tmp_path)
     assert connection.process is not None
@@ -189,7 +190,7 @@ async def test_ac2_a_group_that_ignores_sigterm_is_killed(host: Host, tmp_path: 
 
 
 async def test_ac3_agent_death_mid_turn(host: Host, recorder: Recorder, tmp_path: Path) -> None:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     with pytest.raises(HostError) as died:
         await asyncio.wait_for(
@@ -208,7 +209,7 @@ async def test_ac3_agent_death_mid_turn(host: Host, recorder: Recorder, tmp_path
     with pytest.raises(HostError) as later:
         await host.prompt(session.session_id, [{"type": "text", "text": "echo x"}])
     assert later.value.code == "agent_exited"
-    fresh, reused = await host.open_connection(scripted_spec(), tmp_path)
+    fresh, reused = await host.open_connection(agent_spec(), tmp_path)
     assert not reused and fresh is not connection
     new_session = await host.create_session(fresh.connection_id, tmp_path)
     assert await host.prompt(new_session.session_id, [{"type": "text", "text": "echo ok"}]) == (
@@ -217,7 +218,7 @@ async def test_ac3_agent_death_mid_turn(host: Host, recorder: Recorder, tmp_path
 
 
 async def test_ac3_every_in_flight_request_ends(host: Host, tmp_path: Path) -> None:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     sessions = [await host.create_session(connection.connection_id, tmp_path) for _ in range(2)]
     hanging = asyncio.ensure_future(
         host.prompt(sessions[0].session_id, [{"type": "text", "text": "hang"}])
@@ -232,7 +233,7 @@ async def test_ac3_every_in_flight_request_ends(host: Host, tmp_path: Path) -> N
 
 
 async def test_stderr_flood_does_not_block(host: Host, recorder: Recorder, tmp_path: Path) -> None:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     reason = await asyncio.wait_for(
         host.prompt(session.session_id, [{"type": "text", "text": "stderr 5000000"}]), 30
@@ -245,7 +246,7 @@ async def test_stderr_flood_does_not_block(host: Host, recorder: Recorder, tmp_p
 
 
 async def test_missing_command_is_a_clear_error(host: Host, tmp_path: Path) -> None:
-    spec = scripted_spec()
+    spec = agent_spec()
     missing = type(spec).of(str(tmp_path / "no-such-agent"))
     with pytest.raises(HostError) as failed:
         await host.open_connection(missing, tmp_path)

@@ -25,7 +25,8 @@ from acp_tui.core.model.events import Event
 from acp_tui.core.model.session_state import SessionState
 from acp_tui.core.model.thread import Thread
 from acp_tui.core.model.updates import Target, apply_update
-from tests.conftest import Recorder, scripted_spec
+from tests.conftest import Recorder
+from tests.fake_agents import agent_spec
 
 CORE = Path(__file__).parent.parent / "acp_tui" / "core"
 
@@ -197,7 +198,7 @@ async def test_the_status_is_the_events_at_every_change(host: Host, tmp_path: Pa
             seen.append((event.data["status"], host.session(event.session_id).status))
 
     host.hub.subscribe(check)
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     assert await host.prompt(session.session_id, [{"type": "text", "text": "echo a"}]) == "end_turn"
     hanging = asyncio.ensure_future(
@@ -240,8 +241,8 @@ async def test_two_agents_with_one_session_id_are_told_apart_by_the_one_registry
     first_dir, second_dir = tmp_path / "a", tmp_path / "b"
     first_dir.mkdir()
     second_dir.mkdir()
-    first, _ = await host.open_connection(scripted_spec(), first_dir)
-    second, _ = await host.open_connection(scripted_spec(), second_dir)
+    first, _ = await host.open_connection(agent_spec(), first_dir)
+    second, _ = await host.open_connection(agent_spec(), second_dir)
     one = await host.create_session(first.connection_id, first_dir)
     two = await host.create_session(second.connection_id, second_dir)
     assert one.agent_session_id == two.agent_session_id == "s1"
@@ -265,7 +266,7 @@ async def test_a_front_end_reports_errors_through_the_host(host: Host, recorder:
 
 
 async def test_a_front_end_adds_a_notice_through_the_host(host: Host, tmp_path: Path) -> None:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     host.add_notice(session.session_id, "warning", "restarted")
     (entry,) = session.thread.entries

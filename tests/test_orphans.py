@@ -19,7 +19,8 @@ import pytest
 
 from acp_tui.core.host import Host
 from acp_tui.core.transport.process import group_members
-from tests.conftest import Recorder, scripted_spec
+from tests.conftest import Recorder
+from tests.fake_agents import agent_spec
 from tests.processes import (
     MARKER_VAR,
     PtyTui,
@@ -29,8 +30,8 @@ from tests.processes import (
     new_marker,
     scripted_session,
     tui_command,
-    wait_until,
 )
+from tests.waiting import came_true
 
 
 @pytest.fixture
@@ -45,7 +46,7 @@ def marker() -> Iterator[str]:
 
 
 def _tree(path: Path) -> dict[str, Any]:
-    assert wait_until(path.exists, 30), "the agent never reported its children"
+    assert came_true(path.exists, 30), "the agent never reported its children"
     tree: dict[str, Any] = json.loads(path.read_text())
     assert all(alive(pid) for pid in [tree["agent"], *tree["children"]])
     return tree
@@ -53,9 +54,9 @@ def _tree(path: Path) -> dict[str, Any]:
 
 def _all_gone(marker: str, tree: dict[str, Any]) -> None:
     pids = [tree["agent"], *tree["children"]]
-    assert wait_until(lambda: not any(alive(pid) for pid in pids), 10), describe(pids)
-    assert wait_until(lambda: not group_members(tree["group"]), 10)
-    assert wait_until(lambda: not marked(marker), 10), describe(marked(marker))
+    assert came_true(lambda: not any(alive(pid) for pid in pids), 10), describe(pids)
+    assert came_true(lambda: not group_members(tree["group"]), 10)
+    assert came_true(lambda: not marked(marker), 10), describe(marked(marker))
 
 
 async def test_sigkill_of_the_headless_host_leaves_nothing(
@@ -94,7 +95,7 @@ async def test_closing_a_connection_stops_an_orphaned_descendant(
 ) -> None:
     # Orphaned before the host looks (its parent exited at once): only the
     # supervisor, which adopted it, still knows it belongs to the agent.
-    connection, _ = await host.open_connection(scripted_spec(**{MARKER_VAR: marker}), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(**{MARKER_VAR: marker}), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     report = tmp_path / "tree.json"
     await host.prompt(session.session_id, [{"type": "text", "text": f"spawn-tree {report}"}])
@@ -108,7 +109,7 @@ async def test_closing_a_connection_stops_an_orphaned_descendant(
 async def test_release_stops_what_a_terminal_started_with_setsid(
     host: Host, recorder: Recorder, tmp_path: Path, line: str, marker: str
 ) -> None:
-    connection, _ = await host.open_connection(scripted_spec(**{MARKER_VAR: marker}), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(**{MARKER_VAR: marker}), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     tools = session.tools.terminals
     terminal_id = await tools.create(line, env={MARKER_VAR: marker}, cwd=tmp_path)
@@ -126,7 +127,7 @@ async def test_release_stops_what_a_terminal_started_with_setsid(
                 found.append(pid)
         return found
 
-    assert await asyncio.to_thread(wait_until, lambda: bool(sleeping()), 10)
+    assert await asyncio.to_thread(came_true, lambda: bool(sleeping()), 10)
     if line.startswith("setsid"):
         assert all(os.getsid(pid) != os.getsid(agent.pid) for pid in sleeping())
     await tools.release(terminal_id)
@@ -141,10 +142,10 @@ async def test_sigkill_of_the_host_stops_a_terminals_setsid_child(
     # The agent runs a terminal whose command leaves the pty's session.
     prompt = {"sessionId": session_id, "text": "terminal setsid sleep 1000 & wait"}
     turn = client.send("session.prompt", prompt)
-    assert await asyncio.to_thread(wait_until, lambda: len(marked(marker)) >= 5, 20)
+    assert await asyncio.to_thread(came_true, lambda: len(marked(marker)) >= 5, 20)
     client.proc.kill()
     await client.proc.wait()
     turn.cancel()
-    assert await asyncio.to_thread(wait_until, lambda: not marked(marker), 10), describe(
+    assert await asyncio.to_thread(came_true, lambda: not marked(marker), 10), describe(
         marked(marker)
     )

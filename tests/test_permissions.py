@@ -13,12 +13,13 @@ from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
 from acp_tui.core.model.events import Event
 from acp_tui.core.sessions.session import Session
-from tests.conftest import Recorder, scripted_spec
+from tests.conftest import Recorder
+from tests.fake_agents import agent_spec
 from tests.test_lifecycle import text_of
 
 
 async def start(host: Host, tmp_path: Path, command: str) -> tuple[Session, asyncio.Task[str]]:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     turn = asyncio.ensure_future(
         host.prompt(session.session_id, [{"type": "text", "text": command}])
@@ -242,7 +243,7 @@ async def test_an_agent_that_ignores_cancel_still_ends_the_turn(tmp_path: Path) 
 
 
 async def test_cancel_of_an_idle_session_is_a_no_op(host: Host, tmp_path: Path) -> None:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     await host.cancel(session.session_id)
     assert session.status == "idle"

@@ -11,7 +11,6 @@ import select
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,10 @@ from ptyprocess import PtyProcess
 
 from acp_tui.agents.config import load_config
 from acp_tui.core.transport.process import group_members
-from tests.conftest import REPO, SCRIPTED_AGENT
+from tests.conftest import REPO
+from tests.fake_agents import SCRIPTED_AGENT
 from tests.test_lifecycle import alive
+from tests.waiting import wait_until
 
 COMMAND = "npx --yes fake-acp-pkg@1.2.3 --acp"
 QUESTION = "Run it? [y] yes, and remember"
@@ -134,12 +135,16 @@ class Terminal:
         return self.output.decode(errors="replace")
 
     def wait(self, condition: Callable[[], bool], timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"condition not reached; the terminal shows:\n{self.screen}")
+        def check() -> bool:
             self.drain()
-            time.sleep(0.05)
+            return condition()
+
+        wait_until(
+            check,
+            timeout,
+            poll=0.05,
+            what=lambda: f"condition not reached; the terminal shows:\n{self.screen}",
+        )
 
     def wait_for(self, text: str) -> None:
         self.wait(lambda: text in self.screen)

@@ -12,7 +12,8 @@ from typing import Any
 
 from acp_tui.core.host import Host
 from acp_tui.core.model.session_view import SessionView, live_entry, replay
-from tests.conftest import SCRIPTED_AGENT, Recorder, scripted_spec
+from tests.conftest import Recorder
+from tests.fake_agents import SCRIPTED_AGENT, agent_spec
 
 SCRIPTED = {"command": sys.executable, "args": [str(SCRIPTED_AGENT)]}
 
@@ -43,7 +44,7 @@ async def decide_each(host: Host, recorder: Recorder, option: str) -> None:
 async def test_a_replica_from_the_first_snapshot_equals_the_session(
     host: Host, recorder: Recorder, tmp_path: Path
 ) -> None:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     start = host.snapshot(session.session_id)
     for text in ("showcase", "echo one two three", "updates " + json.dumps(SETTINGS_UPDATES)):
@@ -67,7 +68,7 @@ async def test_a_replica_from_the_first_snapshot_equals_the_session(
 async def test_a_snapshot_mid_run_and_the_events_after_it_give_the_same_state(
     host: Host, recorder: Recorder, tmp_path: Path
 ) -> None:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     await host.prompt(session.session_id, [{"type": "text", "text": "showcase"}])
     middle = host.snapshot(session.session_id)
@@ -84,7 +85,7 @@ async def test_a_snapshot_mid_run_and_the_events_after_it_give_the_same_state(
 async def test_a_pending_permission_is_in_the_view_until_it_is_resolved(
     host: Host, recorder: Recorder, tmp_path: Path
 ) -> None:
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     session = await host.create_session(connection.connection_id, tmp_path)
     view = SessionView.from_snapshot(host.snapshot(session.session_id))
     turn = asyncio.ensure_future(

@@ -23,6 +23,7 @@ from acp_tui.core.capabilities.terminals import (
     build_shell_line,
     pick_shell,
 )
+from tests.waiting import until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX ptys")
 
@@ -60,12 +61,8 @@ async def run(
 
 
 async def wait_for_output(terminals: TerminalManager, terminal_id: str, lines: int) -> str:
-    async def poll() -> str:
-        while terminals.output(terminal_id).output.count("\n") < lines:
-            await asyncio.sleep(0.02)
-        return terminals.output(terminal_id).output
-
-    return await asyncio.wait_for(poll(), HANG_GUARD)
+    await until(lambda: terminals.output(terminal_id).output.count("\n") >= lines, HANG_GUARD)
+    return terminals.output(terminal_id).output
 
 
 def process_gone(pid: int) -> bool:
@@ -85,11 +82,12 @@ def process_gone(pid: int) -> bool:
 
 
 async def wait_gone(pid: int) -> bool:
-    for _ in range(250):
-        if process_gone(pid):
-            return True
-        await asyncio.sleep(0.02)
-    return process_gone(pid)
+    """Whether ``pid`` is gone within 5 s."""
+    try:
+        await until(lambda: process_gone(pid), 5)
+    except AssertionError:
+        return False
+    return True
 
 
 # -- AC-7: environment, stdin, shell lines, cwd ---------------------------------

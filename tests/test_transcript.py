@@ -30,7 +30,7 @@ from acp_tui.core.storage.transcript import (
     to_markdown,
     write_markdown,
 )
-from tests.conftest import scripted_spec
+from tests.fake_agents import agent_spec
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -79,7 +79,7 @@ async def test_showcase_turn_matches_the_golden_document(
     monkeypatch.setenv("HOME", str(home))  # the directory shows as ~/ws everywhere
     workspace = home / "ws"
     workspace.mkdir()
-    connection, _ = await host.open_connection(scripted_spec(), workspace)
+    connection, _ = await host.open_connection(agent_spec(), workspace)
     session = await host.create_session(connection.connection_id, workspace)
     prompt = [{"type": "text", "text": "showcase"}]
     assert await host.prompt(session.session_id, prompt) == "end_turn"

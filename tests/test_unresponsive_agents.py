@@ -21,8 +21,10 @@ from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
 from acp_tui.core.transport.process import group_members
 from acp_tui.core.transport.timeouts import Timeouts
-from tests.conftest import Recorder, scripted_spec
-from tests.processes import PtyTui, scripted_agent, scripted_session, tui_command, wait_until
+from tests.conftest import Recorder
+from tests.fake_agents import agent_params, agent_spec
+from tests.processes import PtyTui, scripted_session, tui_command
+from tests.waiting import came_true
 
 TWO_MIB = 2 * 1024 * 1024
 TIMEOUT_KEYS = {"initialize": "initialize", "session/new": "session_new"}
@@ -40,7 +42,7 @@ async def test_an_agent_that_never_answers_times_out_headless(
     headless: Any, tmp_path: Path, method: str
 ) -> None:
     client = await headless(ACP_TUI_CONFIG=str(_config(tmp_path, **{TIMEOUT_KEYS[method]: 2})))
-    agent = scripted_agent(ACP_FAKE_HANG=method)
+    agent = agent_params(ACP_FAKE_HANG=method)
     frame = await client.call("connection.open", {"agent": agent, "cwd": str(tmp_path)})
     if method == "session/new":
         opened = frame["result"]
@@ -60,7 +62,7 @@ async def test_a_timed_out_initialize_reaps_the_agent(tmp_path: Path) -> None:
     host = Host(timeouts=Timeouts(initialize=0.5))
     try:
         with pytest.raises(HostError) as failed:
-            await host.open_connection(scripted_spec(ACP_FAKE_HANG="initialize"), tmp_path)
+            await host.open_connection(agent_spec(ACP_FAKE_HANG="initialize"), tmp_path)
         assert failed.value.code == "timeout"
         assert host.connections == {}
     finally:
@@ -88,7 +90,7 @@ def test_the_tui_says_when_the_agent_never_answers(tmp_path: Path, method: str) 
 async def _deaf(flag: Path) -> None:
     """Until the agent has stopped reading its stdin."""
     marker = flag.with_name(flag.name + ".deaf")
-    assert await asyncio.to_thread(wait_until, marker.exists, 20)
+    assert await asyncio.to_thread(came_true, marker.exists, 20)
 
 
 async def _wait(future: asyncio.Future[Any], seconds: float = 15) -> Any:
@@ -127,7 +129,7 @@ async def test_past_the_backlog_bound_a_send_fails_at_once(
     host: Host, recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(connection_module, "MAX_AGENT_BACKLOG", 1024 * 1024)
-    connection, _ = await host.open_connection(scripted_spec(), tmp_path)
+    connection, _ = await host.open_connection(agent_spec(), tmp_path)
     first = await host.create_session(connection.connection_id, tmp_path)
     second = await host.create_session(connection.connection_id, tmp_path)
     flag = tmp_path / "read-again"

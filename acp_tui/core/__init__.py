@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from acp_tui.core.capabilities.tool_paths import outside_paths as outside_paths
     from acp_tui.core.connection import AgentConnection as AgentConnection
-    from acp_tui.core.connection import AgentSpec as AgentSpec
     from acp_tui.core.errors import HostError as HostError
     from acp_tui.core.host import Host as Host
+    from acp_tui.core.host import load_connection_modules as load_connection_modules
     from acp_tui.core.model.agent_markup import read_markup as read_markup
     from acp_tui.core.model.agent_markup import readable_title as readable_title
     from acp_tui.core.model.budget import DEFAULT_BUDGET as DEFAULT_BUDGET
@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from acp_tui.core.prompting.mentions import mention_at as mention_at
     from acp_tui.core.prompting.mentions import pasted_image_paths as pasted_image_paths
     from acp_tui.core.sessions import failures as failures
+    from acp_tui.core.sessions.agent_spec import AgentSpec as AgentSpec
     from acp_tui.core.sessions.session import Session as Session
     from acp_tui.core.storage.agent_log import logs_dir as logs_dir
     from acp_tui.core.storage.history_store import DEFAULT_MAX_AGE_DAYS as DEFAULT_MAX_AGE_DAYS
@@ -98,7 +99,7 @@ if TYPE_CHECKING:
 #: Public name -> (home module, attribute); attribute None means the module itself.
 _HOMES: dict[str, tuple[str, str | None]] = {
     "AgentConnection": ("acp_tui.core.connection", "AgentConnection"),
-    "AgentSpec": ("acp_tui.core.connection", "AgentSpec"),
+    "AgentSpec": ("acp_tui.core.sessions.agent_spec", "AgentSpec"),
     "AssistantEntry": ("acp_tui.core.model.entries", "AssistantEntry"),
     "Chunk": ("acp_tui.core.model.entries", "Chunk"),
     "BOOLEAN": ("acp_tui.core.model.elicitation_form", "BOOLEAN"),
@@ -155,6 +156,7 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "is_printable_name": ("acp_tui.core.model.content_text", "is_printable_name"),
     "kind_icon": ("acp_tui.core.model.tool_text", "kind_icon"),
     "kind_label": ("acp_tui.core.model.tool_text", "kind_label"),
+    "load_connection_modules": ("acp_tui.core.host", "load_connection_modules"),
     "logs_dir": ("acp_tui.core.storage.agent_log", "logs_dir"),
     "mention_at": ("acp_tui.core.prompting.mentions", "mention_at"),
     "one_line": ("acp_tui.core.model.content_text", "one_line"),
@@ -232,6 +234,7 @@ __all__ = [
     "is_printable_name",
     "kind_icon",
     "kind_label",
+    "load_connection_modules",
     "logs_dir",
     "mention_at",
     "one_line",

@@ -19,7 +19,6 @@ import itertools
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +33,7 @@ from acp_tui.core.model.channel import EventHub
 from acp_tui.core.model.coalesce import Coalescer, stderr_summary
 from acp_tui.core.model.events import Event
 from acp_tui.core.model.validation import describe
-from acp_tui.core.sessions.agent_names import command_name
+from acp_tui.core.sessions.agent_spec import AgentSpec as AgentSpec  # (re-exported)
 from acp_tui.core.sessions.elicitations import CLIENT_ELICITATION, ElicitationBook
 from acp_tui.core.sessions.registry import SessionRegistry
 from acp_tui.core.storage.agent_log import AgentLog
@@ -60,6 +59,8 @@ EXIT_DRAIN_SECONDS = 0.5
 #: commands before we have read its session/new answer), and for how many ids.
 EARLY_UPDATES = 256
 EARLY_SESSIONS = 8
+#: ``session/list`` pages read at most (a misbehaving agent could page forever).
+MAX_LIST_PAGES = 20
 #: agent-stderr events carry at most this much text each.
 STDERR_EVENT_CHARS = 4096
 
@@ -69,32 +70,6 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
     "elicitation": CLIENT_ELICITATION,
 }
 CLIENT_INFO: dict[str, Any] = {"name": "acp-tui", "title": "acp-tui", "version": __version__}
-
-
-@dataclass(frozen=True)
-class AgentSpec:
-    """How to start an agent: what ``connection.open`` caches by (with the cwd)."""
-
-    command: str
-    args: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
-    #: A display name (the preset's), not part of the identity.
-    name: str = field(default="", compare=False)
-
-    @classmethod
-    def of(
-        cls,
-        command: str,
-        args: list[str] | tuple[str, ...] = (),
-        env: Mapping[str, str] | None = None,
-        name: str = "",
-    ) -> AgentSpec:
-        return cls(command, tuple(args), tuple(sorted((env or {}).items())), name)
-
-    @property
-    def display_name(self) -> str:
-        """The preset's name, else the command's script's (agent_names.py)."""
-        return self.name or command_name(self.command, self.args)
 
 
 class AgentConnection:
@@ -319,6 +294,25 @@ class AgentConnection:
         if self.log is not None:
             data["log"] = str(self.log.path)
         return HostError("agent_exited", self._close_message, data)
+
+    async def list_sessions(self, cwd: Path | None) -> list[dict[str, Any]]:
+        """The agent's own ``session/list`` (every page, newest first), each
+        marked ``source: agent``."""
+        sessions: list[dict[str, Any]] = []
+        params: dict[str, Any] = {} if cwd is None else {"cwd": str(cwd)}
+        for _ in range(MAX_LIST_PAGES):
+            result = await self.call(acp.SESSION_LIST, params)
+            if not isinstance(result, dict):
+                break
+            for info in result.get("sessions") or []:
+                if isinstance(info, dict) and isinstance(info.get("sessionId"), str):
+                    sessions.append({**info, "source": "agent"})
+            cursor = result.get("nextCursor")
+            if not isinstance(cursor, str):
+                break
+            params = {**params, "cursor": cursor}
+        sessions.sort(key=lambda s: str(s.get("updatedAt") or ""), reverse=True)
+        return sessions
 
     async def call(
         self, method: str, params: dict[str, Any], *, timeout: float | None = None

@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
-
-from acp.schema import PromptRequest
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Literal
 
 from acp_tui import ACP_HOST_VERSION
-from acp_tui.core.connection import AgentConnection, AgentSpec, next_connection_id
 from acp_tui.core.errors import HostError
 from acp_tui.core.model.agent_markup import readable_title
 from acp_tui.core.model.budget import DEFAULT_BUDGET, Spill, TextBudget, default_spill_root
@@ -32,26 +29,36 @@ from acp_tui.core.model.coalesce import Coalescer
 from acp_tui.core.model.entries import Entry, NoticeLevel, ToolCallEntry
 from acp_tui.core.model.events import Event
 from acp_tui.core.model.session_state import kept_settings
-from acp_tui.core.model.validation import describe
-from acp_tui.core.prompting.mentions import BuiltPrompt, PromptCapabilities, build_prompt
 from acp_tui.core.sessions import settings as session_settings
-from acp_tui.core.sessions.elicitations import ElicitationBook
+from acp_tui.core.sessions.agent_spec import AgentSpec
 from acp_tui.core.sessions.registry import SessionRegistry
-from acp_tui.core.sessions.session import CANCEL_GRACE_SECONDS, Session
 from acp_tui.core.storage.history_recorder import Recordings
 from acp_tui.core.storage.history_store import HistoryStore, file_name
-from acp_tui.core.transport import acp_protocol as acp
-from acp_tui.core.transport.acp_protocol import is_auth_required
 from acp_tui.core.transport.json_frames import fix_surrogates
-from acp_tui.core.transport.timeouts import Timeouts
+from acp_tui.core.transport.timeouts import CANCEL_GRACE_SECONDS, Timeouts
+
+if TYPE_CHECKING:
+    # Imported where a connection, a session or a prompt is made: a front end
+    # paints before it loads the SDK's schema, JSON-RPC and processes.
+    from acp_tui.core.connection import AgentConnection
+    from acp_tui.core.prompting.mentions import BuiltPrompt
+    from acp_tui.core.sessions.elicitations import ElicitationBook
+    from acp_tui.core.sessions.session import Session
 
 Identity = tuple[AgentSpec, str]
-#: ``session/list`` pages read at most (a misbehaving agent could page forever).
-MAX_LIST_PAGES = 20
 #: What the local history adds to an agent's session/list entry.
 _KEPT = ("turns", "firstPrompt")
 
 log = logging.getLogger(__name__)
+
+
+def load_connection_modules() -> None:
+    """Import what only connections and sessions need: the SDK's schema
+    (~0.5 s of pydantic models), JSON-RPC, processes. :class:`Host` imports
+    them when it first opens a connection; a front end may load them ahead,
+    in a thread, once it has painted."""
+    importlib.import_module("acp_tui.core.connection")
+    importlib.import_module("acp_tui.core.sessions.session")
 
 
 class Host:
@@ -81,8 +88,7 @@ class Host:
         self.recordings = Recordings()
         if history is not None:
             self.hub.subscribe(self.recordings.on_event)
-        #: The agents' open questions (elicitation/create), answered with respond_elicitation.
-        self.elicitations = ElicitationBook(self.hub.publish)
+        self._elicitations: ElicitationBook | None = None
         self.connections: dict[str, AgentConnection] = {}
         #: Every session, by its id (the one registry; connections route through it).
         self.sessions = SessionRegistry()
@@ -96,6 +102,16 @@ class Host:
         self._opening: dict[Identity, asyncio.Future[AgentConnection]] = {}
 
     # -- front ends ---------------------------------------------------------------
+
+    @property
+    def elicitations(self) -> ElicitationBook:
+        """The agents' open questions (elicitation/create), answered with
+        respond_elicitation; made with the first connection (it loads the SDK)."""
+        if self._elicitations is None:
+            from acp_tui.core.sessions.elicitations import ElicitationBook
+
+            self._elicitations = ElicitationBook(self.hub.publish)
+        return self._elicitations
 
     def attach(self, capacity: int = DEFAULT_CAPACITY, merge_at: int | None = None) -> EventChannel:
         return self.hub.attach(capacity, merge_at)
@@ -143,6 +159,8 @@ class Host:
             if trace_frames:
                 connection.set_trace(True)
             return connection, True
+        from acp_tui.core.connection import AgentConnection, next_connection_id
+
         future: asyncio.Future[AgentConnection] = asyncio.get_running_loop().create_future()
         self._opening[identity] = future
         connection = AgentConnection(
@@ -197,6 +215,8 @@ class Host:
         mcp_servers: list[dict[str, Any]] | None = None,
     ) -> Session:
         self._check_running()
+        from acp_tui.core.transport import acp_protocol as acp
+
         connection = self.connection(connection_id)
         directory = _directory(cwd if cwd is not None else connection.cwd)
         try:
@@ -206,7 +226,7 @@ class Host:
                 timeout=self.timeouts.session_new,
             )
         except HostError as exc:
-            if not is_auth_required(exc):
+            if not acp.is_auth_required(exc):
                 raise
             methods = ", ".join(m["id"] for m in connection.auth_methods) or "none offered"
             raise HostError(
@@ -248,6 +268,8 @@ class Host:
             # Two live sessions with one agent id (two agents reusing ids).
             # A closed one's id is taken over: resuming it keeps its id.
             session_id = f"{agent_session_id}@{connection.connection_id}"
+        from acp_tui.core.sessions.session import Session
+
         session = Session(
             session_id=session_id,
             agent_session_id=agent_session_id,
@@ -285,6 +307,8 @@ class Host:
         which replays nothing: the thread starts as a copy of those entries.
         ``settings`` (default: the local history's) are restored after."""
         self._check_running()
+        from acp_tui.core.transport import acp_protocol as acp
+
         connection = self.connection(connection_id)
         method = acp.SESSION_LOAD if resume is None else acp.SESSION_RESUME
         if resume is None and not connection.capabilities.get("loadSession"):
@@ -396,7 +420,7 @@ class Host:
         directory = _directory(cwd) if cwd is not None else None
         sessions_caps = connection.capabilities.get("sessionCapabilities") or {}
         if isinstance(sessions_caps, dict) and sessions_caps.get("list") is not None:
-            listed = await _agent_sessions(connection, directory)
+            listed = await connection.list_sessions(directory)
             for info in listed:
                 info["agent"] = connection.agent_name
                 if isinstance(info.get("title"), str):
@@ -422,6 +446,8 @@ class Host:
         capabilities allow) and ``images`` (label -> path) where their labels
         still are; with notes for the user about what was not attached.
         Synchronous: a front end builds and sends with nothing in between."""
+        from acp_tui.core.prompting.mentions import PromptCapabilities, build_prompt
+
         session = self.session(session_id)
         capabilities = PromptCapabilities.from_init_result(
             {"agentCapabilities": session.link.capabilities}
@@ -430,6 +456,11 @@ class Host:
 
     async def prompt(self, session_id: str, blocks: list[dict[str, Any]]) -> str:
         self._check_running()
+        from acp.schema import PromptRequest
+        from pydantic import ValidationError
+
+        from acp_tui.core.model.validation import describe
+
         session = self.session(session_id)
         try:
             request = PromptRequest.model_validate({"sessionId": session_id, "prompt": blocks})
@@ -539,24 +570,6 @@ class Host:
     @staticmethod
     def version() -> str:
         return ACP_HOST_VERSION
-
-
-async def _agent_sessions(connection: AgentConnection, cwd: Path | None) -> list[dict[str, Any]]:
-    sessions: list[dict[str, Any]] = []
-    params: dict[str, Any] = {} if cwd is None else {"cwd": str(cwd)}
-    for _ in range(MAX_LIST_PAGES):
-        result = await connection.call(acp.SESSION_LIST, params)
-        if not isinstance(result, dict):
-            break
-        for info in result.get("sessions") or []:
-            if isinstance(info, dict) and isinstance(info.get("sessionId"), str):
-                sessions.append({**info, "source": "agent"})
-        cursor = result.get("nextCursor")
-        if not isinstance(cursor, str):
-            break
-        params = {**params, "cursor": cursor}
-    sessions.sort(key=lambda s: str(s.get("updatedAt") or ""), reverse=True)
-    return sessions
 
 
 def spill_name(session_id: str) -> str:

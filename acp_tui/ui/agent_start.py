@@ -10,12 +10,13 @@ asks for one. The session is then followed from its snapshot on
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_tui.core import HostError, failures, is_auth_required
+from acp_tui.core import HostError, failures, load_connection_modules
 from acp_tui.ui.conversation import Conversation
 from acp_tui.ui.export_command import EXPORT_COMMAND
 from acp_tui.ui.help_topics import welcome
@@ -75,6 +76,10 @@ class AgentStart:
     async def _start(self) -> None:
         self.starting, self.failed = True, False
         self.surface.refresh_status()
+        # What only a connection needs (the SDK's schema: ~0.5 s) is loaded
+        # after the first frame, in a thread: typing works meanwhile.
+        await self.surface.painted()
+        await asyncio.to_thread(load_connection_modules)
         agent: AgentInfo | None = None
         shown: Revived | None = None
         try:
@@ -141,6 +146,8 @@ class AgentStart:
         try:
             return await self.link.create_session(agent.connection_id, self.cwd)
         except HostError as exc:
+            from acp_tui.core import is_auth_required  # (the SDK's code: loaded by now)
+
             if not is_auth_required(exc) or not agent.auth_methods:
                 raise
             name = self.spec.display_name

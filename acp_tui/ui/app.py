@@ -56,7 +56,6 @@ from acp_tui.ui.permission_flow import PermissionFlow
 from acp_tui.ui.pickers import SessionCommands, SettingsPicker, session_status
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.resume import ResumeFlow, resume_hint
-from acp_tui.ui.screens.help import HelpScreen
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
 from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
 from acp_tui.ui.turns import Turns
@@ -166,6 +165,8 @@ class AcpApp(App[int]):
         #: Bounds the quit and ends the process whatever happens (run_tui sets it).
         self.exit_guard: ExitGuard | None = None
         self._ui_loop: asyncio.AbstractEventLoop | None = None
+        #: Set once the first frame is on the terminal (Textual's Ready).
+        self._painted = asyncio.Event()
 
     # -- what tests and the exit hint read -------------------------------------------
 
@@ -271,7 +272,13 @@ class AcpApp(App[int]):
         self.starter.start()
         self.refresh_status()
 
+    def on_ready(self) -> None:
+        self._painted.set()
+
     # -- the surface the flows use (ui/surface.py) ---------------------------------
+
+    async def painted(self) -> None:
+        await self._painted.wait()
 
     @property
     def palette(self) -> ThemePalette:
@@ -446,6 +453,8 @@ class AcpApp(App[int]):
         self.log_view.focus()
 
     def action_help(self) -> None:
+        from acp_tui.ui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             topics = help_topics(
                 self.prompt.commands, self.conversation.agent, self.link.history_root

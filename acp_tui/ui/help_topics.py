@@ -10,17 +10,20 @@ from typing import TYPE_CHECKING
 
 from acp_tui.agents.config import config_path, display_path
 from acp_tui.core import logs_dir, one_line, shown_path
-from acp_tui.ui.screens.help import HelpTopics
 
 if TYPE_CHECKING:
     from acp_tui.core import AgentSpec
     from acp_tui.ui.host_link import AgentInfo
+    from acp_tui.ui.screens.help import HelpTopics
     from acp_tui.ui.widgets.command_menu import SlashCommand
 
 
 def help_topics(
     commands: Iterable[SlashCommand], agent: AgentInfo | None, history_root: Path | None
 ) -> HelpTopics:
+    # The help screen's module is loaded when it is first shown.
+    from acp_tui.ui.screens.help import HelpTopics
+
     listed = [(one_line(c.name), one_line(c.description)) for c in commands]
     files = []
     if agent is not None and agent.log_path is not None:

@@ -22,9 +22,9 @@ from acp_tui.core import HostError, SessionView, ToolCallEntry, clean, diff_line
 from acp_tui.ui.host_link import HostLink
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.render.tools import display_path
-from acp_tui.ui.screens.permission import PermissionPrompt, PermissionScreen
 
 if TYPE_CHECKING:
+    from acp_tui.ui.screens.permission import PermissionScreen
     from acp_tui.ui.surface import Surface
 
 PREVIEW_LINES = 400
@@ -67,6 +67,9 @@ class PermissionFlow:
             self._show_next()
 
     def _show_next(self) -> None:
+        # The dialog's module is loaded at the first request, not before the first frame.
+        from acp_tui.ui.screens.permission import PermissionPrompt, PermissionScreen
+
         while self.queue:
             view, request_id = self.queue.pop(0)
             pending = view.permissions.get(request_id)

@@ -62,5 +62,8 @@ class Surface(Protocol):
         """Run ``work`` beside the UI (``exclusive``: cancelling the group's
         earlier work)."""
 
+    async def painted(self) -> None:
+        """Return once the first frame is on the terminal (Textual's Ready)."""
+
     def refresh_status(self) -> None:
         """Show the session's state in the status line again."""

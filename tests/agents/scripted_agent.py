@@ -83,33 +83,29 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
-import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 if os.environ.get("ACP_FAKE_HANG"):
     sys.stderr.write(f"will hang in {os.environ['ACP_FAKE_HANG']}\n")
     sys.stderr.flush()
 
+if __package__ in (None, ""):  # run as a script: the commands are in tests/agents/scripted/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
 import acp
 from acp.schema import (
     AgentCapabilities,
-    AgentMessageChunk,
-    AgentPlanUpdate,
-    AgentThoughtChunk,
     AuthenticateResponse,
     AuthMethodAgent,
     CloseSessionResponse,
-    FileEditToolCallContent,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
-    PermissionOption,
-    PlanEntry,
     PromptResponse,
     ResumeSessionResponse,
     SessionCapabilities,
@@ -124,26 +120,16 @@ from acp.schema import (
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     TextContentBlock,
-    ToolCallLocation,
-    ToolCallProgress,
-    ToolCallStart,
-    ToolCallUpdate,
     Usage,
     UserMessageChunk,
 )
 
-
-def chunk(text: str) -> AgentMessageChunk:
-    return AgentMessageChunk(
-        session_update="agent_message_chunk", content=TextContentBlock(type="text", text=text)
-    )
-
-
-OPTIONS = [
-    PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-    PermissionOption(option_id="always", name="Always allow", kind="allow_always"),
-    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-]
+from tests.agents.scripted.base import chunk
+from tests.agents.scripted.cancels import CancelCommands
+from tests.agents.scripted.client_calls import ClientCallCommands
+from tests.agents.scripted.permissions import PermissionCommands
+from tests.agents.scripted.processes import ProcessCommands
+from tests.agents.scripted.streams import StreamCommands
 
 AUTH_METHODS = [
     AuthMethodAgent(id="token", name="API token", description="Use the token in $FAKE_TOKEN"),
@@ -151,17 +137,19 @@ AUTH_METHODS = [
 ]
 
 
-class ScriptedAgent:
+class ScriptedAgent(
+    StreamCommands, CancelCommands, PermissionCommands, ClientCallCommands, ProcessCommands
+):
+    """The session lifecycle; each prompt runs the ``do_<command>`` its first word names."""
+
     def __init__(self) -> None:
-        self.conn: Any = None
+        super().__init__()
         self.sessions = 0
         self.mode = "ask"
         self.model = "fast"
-        self.cancelled: dict[str, asyncio.Event] = {}
         #: ACP_FAKE_REQUIRE_AUTH=1: session/new fails with auth_required until
         #: ``authenticate`` succeeds with method "token" ("browser" always fails).
         self.require_auth = os.environ.get("ACP_FAKE_REQUIRE_AUTH") == "1"
-        self.state_dir = os.environ.get("ACP_FAKE_STATE_DIR")
         self.authenticated = False
         self.cwd = os.getcwd()
         #: ACP_FAKE_LAG_AFTER_CANCEL: per session, "stale" after a cancel, then
@@ -209,11 +197,6 @@ class ScriptedAgent:
             raise acp.RequestError.invalid_params({"methodId": method_id})
         self.authenticated = True
         return AuthenticateResponse()
-
-    def _remember(self, session_id: str, record: dict[str, Any]) -> None:
-        if self.state_dir:
-            with open(os.path.join(self.state_dir, session_id + ".jsonl"), "a") as f:
-                f.write(json.dumps(record) + "\n")
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         await self._maybe_hang("session/new")
@@ -285,10 +268,6 @@ class ScriptedAgent:
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         self.cancelled.setdefault(session_id, asyncio.Event()).set()
 
-    async def say(self, session_id: str, text: str) -> None:
-        self._remember(session_id, {"agent": text})
-        await self.conn.session_update(session_id, chunk(text))
-
     async def load_session(
         self, cwd: str, session_id: str, **kwargs: Any
     ) -> LoadSessionResponse | None:
@@ -332,10 +311,6 @@ class ScriptedAgent:
                     )
                 )
         return ListSessionsResponse(sessions=found)
-
-    async def wait_cancel(self, session_id: str) -> PromptResponse:
-        await self.cancelled.setdefault(session_id, asyncio.Event()).wait()
-        return PromptResponse(stop_reason="cancelled")
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         self.stale.discard(session_id)
@@ -394,427 +369,8 @@ class ScriptedAgent:
         result: PromptResponse | None = await handler(session_id, rest, text)
         return result or PromptResponse(stop_reason="end_turn")
 
-    # -- commands ------------------------------------------------------------
-
-    async def do_echo(self, sid: str, rest: str, text: str) -> None:
-        for word in rest.split(" "):
-            await self.say(sid, word + " ")
-
-    async def do_flood(self, sid: str, rest: str, text: str) -> None:
-        parts = rest.split()
-        count = int(parts[0])
-        every = int(parts[2]) if len(parts) > 2 and parts[1] == "EVERY" else 0
-        for n in range(count):
-            await self.say(sid, f"{n}\n")
-            if every and (n + 1) % every == 0:
-                await self.conn.session_update(
-                    sid,
-                    ToolCallStart(
-                        session_update="tool_call",
-                        tool_call_id=f"mark-{n + 1}",
-                        title=f"mark {n + 1}",
-                        kind="other",
-                        status="completed",
-                    ),
-                )
-
-    async def do_die(self, sid: str, rest: str, text: str) -> None:
-        await self.say(sid, "about to die")
-        await asyncio.sleep(0.05)
-        sys.stderr.write("fatal: scripted death\n")
-        sys.stderr.flush()
-        os._exit(int(rest or "3"))
-
-    async def do_hang(self, sid: str, rest: str, text: str) -> PromptResponse:
-        return await self.wait_cancel(sid)
-
-    async def do_talk_after_cancel(self, sid: str, rest: str, text: str) -> PromptResponse:
-        await self.wait_cancel(sid)
-        await asyncio.sleep(float(rest))
-        await self.conn.session_update(sid, chunk("late words"))
-        await asyncio.sleep(0.2)
-        return PromptResponse(stop_reason="cancelled")
-
-    async def do_late_cancel(self, sid: str, rest: str, text: str) -> PromptResponse:
-        await self.wait_cancel(sid)
-        await asyncio.sleep(float(rest))
-        return PromptResponse(stop_reason="cancelled")
-
-    async def do_ignore_cancel(self, sid: str, rest: str, text: str) -> PromptResponse:
-        await asyncio.Event().wait()
-        raise AssertionError
-
-    async def do_grandchild(self, sid: str, rest: str, text: str) -> PromptResponse:
-        # "grandchild own-session": the child leaves the agent's process group,
-        # as Claude Code's Bash commands do.
-        child = subprocess.Popen(
-            ["sleep", "1000"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            start_new_session=rest.strip() == "own-session",
-        )
-        await self.say(sid, f"pid={child.pid}")
-        return await self.wait_cancel(sid)
-
-    async def do_spawn_tree(self, sid: str, rest: str, text: str) -> None:
-        quiet: Any = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
-        in_group = subprocess.Popen(["sleep", "1000"], **quiet)
-        own_session = subprocess.Popen(["sleep", "1000"], start_new_session=True, **quiet)
-        # The middle process prints the orphan's pid and exits at once.
-        orphan_line = "import subprocess; print(subprocess.Popen(['sleep', '1000'],"
-        orphan_line += " start_new_session=True, stdin=subprocess.DEVNULL,"
-        orphan_line += " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)"
-        middle = subprocess.run(
-            [sys.executable, "-c", orphan_line], capture_output=True, text=True, check=True
-        )
-        pids = [in_group.pid, own_session.pid, int(middle.stdout)]
-        if rest.strip():
-            tree = {"agent": os.getpid(), "group": os.getpgrp(), "children": pids}
-            with open(rest.strip() + ".tmp", "w") as f:
-                json.dump(tree, f)
-            os.replace(rest.strip() + ".tmp", rest.strip())
-        await self.say(sid, "pids=" + ",".join(map(str, pids)))
-
-    async def do_deaf(self, sid: str, rest: str, text: str) -> None:
-        def block() -> None:
-            with open(rest.strip() + ".deaf", "w"):
-                pass
-            while not os.path.exists(rest.strip()):
-                time.sleep(0.02)
-
-        asyncio.get_running_loop().call_later(0.05, block)
-
-    async def _ask(self, sid: str, tool_call_id: str, announce: bool) -> Any:
-        if announce:
-            await self.conn.session_update(
-                sid,
-                ToolCallStart(
-                    session_update="tool_call",
-                    tool_call_id=tool_call_id,
-                    title=f"Edit {tool_call_id}",
-                    kind="edit",
-                    status="pending",
-                ),
-            )
-        return await self.conn.request_permission(
-            session_id=sid,
-            tool_call=ToolCallUpdate(tool_call_id=tool_call_id, title=f"Edit {tool_call_id}"),
-            options=OPTIONS,
-        )
-
-    async def do_write(self, sid: str, rest: str, text: str) -> None:
-        path, count, *width = rest.split()
-        target = os.path.join(self.cwd, path)
-        filler = "x" * int(width[0]) if width else ""
-        body = "".join(f"line {n} {filler}\n" for n in range(1, int(count) + 1))
-        call = ToolCallStart(
-            session_update="tool_call",
-            tool_call_id="tc-write",
-            title=f"Write {path}",
-            kind="edit",
-            status="pending",
-            locations=[ToolCallLocation(path=target)],
-            content=[
-                FileEditToolCallContent(type="diff", path=target, old_text=None, new_text=body)
-            ],
-            raw_input={"file_path": target, "content": body},
-        )
-        await self.conn.session_update(sid, call)
-        response = await self.conn.request_permission(
-            session_id=sid,
-            tool_call=ToolCallUpdate(tool_call_id="tc-write", title=f"Write {path}"),
-            options=OPTIONS,
-        )
-        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
-
-    async def do_run(self, sid: str, rest: str, text: str) -> None:
-        call = ToolCallStart(
-            session_update="tool_call",
-            tool_call_id="tc-run",
-            title=rest,
-            kind="execute",
-            status="pending",
-            raw_input={"command": rest, "description": "a command"},
-        )
-        await self.conn.session_update(sid, call)
-        response = await self.conn.request_permission(
-            session_id=sid,
-            tool_call=ToolCallUpdate(tool_call_id="tc-run", title=rest),
-            options=OPTIONS,
-        )
-        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
-
-    async def do_fail(self, sid: str, rest: str, text: str) -> None:
-        sys.stderr.write(f"fatal: {rest}\n")
-        sys.stderr.flush()
-        raise acp.RequestError(-32603, "Internal error", {"details": rest})
-
-    async def do_close_stdout(self, sid: str, rest: str, text: str) -> None:
-        os.close(1)
-        await asyncio.sleep(3600)
-
-    async def do_permission(self, sid: str, rest: str, text: str) -> None:
-        response = await self._ask(sid, rest or "tc-1", announce=True)
-        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
-
-    async def do_permission_raw(self, sid: str, rest: str, text: str) -> None:
-        response = await self._ask(sid, rest or "tc-raw", announce=False)
-        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
-
-    async def do_permission_then_complete(self, sid: str, rest: str, text: str) -> None:
-        asking = asyncio.ensure_future(self._ask(sid, "tc-c", announce=True))
-        await asyncio.sleep(0.2)
-        await self.conn.session_update(
-            sid,
-            ToolCallProgress(
-                session_update="tool_call_update", tool_call_id="tc-c", status="completed"
-            ),
-        )
-        response = await asyncio.wait_for(asking, 10)
-        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
-
-    async def do_permission_then_replace(self, sid: str, rest: str, text: str) -> None:
-        asking = asyncio.ensure_future(self._ask(sid, "tc-r", announce=True))
-        await asyncio.sleep(0.2)
-        await self.conn.session_update(
-            sid,
-            ToolCallStart(
-                session_update="tool_call", tool_call_id="tc-r", title="Edit again", kind="edit"
-            ),
-        )
-        response = await asyncio.wait_for(asking, 10)
-        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
-
-    async def do_permission_twice(self, sid: str, rest: str, text: str) -> None:
-        first = asyncio.ensure_future(self._ask(sid, "tc-2", announce=True))
-        await asyncio.sleep(0.2)
-        second = asyncio.ensure_future(self._ask(sid, "tc-2", announce=False))
-        outcomes = [
-            (await asyncio.wait_for(first, 10)).outcome.model_dump(by_alias=True),
-            (await asyncio.wait_for(second, 30)).outcome.model_dump(by_alias=True),
-        ]
-        await self.say(sid, json.dumps(outcomes))
-
-    async def do_permission_pair(self, sid: str, rest: str, text: str) -> None:
-        first = asyncio.ensure_future(self._ask(sid, "tc-p1", announce=True))
-        second = asyncio.ensure_future(self._ask(sid, "tc-p2", announce=True))
-        outcomes = [
-            (await asyncio.wait_for(first, 30)).outcome.model_dump(by_alias=True),
-            (await asyncio.wait_for(second, 30)).outcome.model_dump(by_alias=True),
-        ]
-        await self.say(sid, json.dumps(outcomes))
-
-    async def do_permission_abandon(self, sid: str, rest: str, text: str) -> None:
-        self.abandoned = asyncio.ensure_future(self._ask(sid, "tc-a", announce=True))
-        await asyncio.sleep(0.2)
-
-    async def do_cancel_permission(self, sid: str, rest: str, text: str) -> None:
-        raw = self.conn._conn  # the SDK's Connection: send the request by hand
-        await self.conn.session_update(
-            sid,
-            ToolCallStart(
-                session_update="tool_call", tool_call_id="tc-x", title="Edit x", kind="edit"
-            ),
-        )
-        request_id = raw._next_request_id
-        asking = asyncio.ensure_future(
-            raw.send_request(
-                "session/request_permission",
-                {
-                    "sessionId": sid,
-                    "toolCall": {"toolCallId": "tc-x"},
-                    "options": [o.model_dump(by_alias=True) for o in OPTIONS],
-                },
-            )
-        )
-        await asyncio.sleep(0.2)
-        await raw.send_notification("$/cancel_request", {"requestId": request_id})
-        result = await asyncio.wait_for(asking, 10)
-        await self.say(sid, json.dumps(result))
-
-    async def do_stderr(self, sid: str, rest: str, text: str) -> None:
-        remaining = int(rest)
-        block = ("x" * 1023 + "\n").encode()
-        while remaining > 0:
-            piece = block[: min(len(block), remaining)]
-            sys.stderr.buffer.write(piece)
-            remaining -= len(piece)
-        sys.stderr.flush()
-        await self.say(sid, "done")
-
-    async def _reply_call(self, sid: str, call: Any) -> None:
-        try:
-            result = await call
-            payload: Any = {"result": _dump(result)}
-        except acp.RequestError as exc:
-            payload = {"error": {"code": exc.code, "message": str(exc)}}
-            if exc.data is not None:
-                payload["error"]["data"] = exc.data
-        await self.say(sid, json.dumps(payload))
-
-    async def do_fs_read(self, sid: str, rest: str, text: str) -> None:
-        parts = rest.split(" ")
-        line = int(parts[1]) if len(parts) > 1 else None
-        limit = int(parts[2]) if len(parts) > 2 else None
-        await self._reply_call(
-            sid, self.conn.read_text_file(path=parts[0], session_id=sid, line=line, limit=limit)
-        )
-
-    async def do_fs_write(self, sid: str, rest: str, text: str) -> None:
-        path, _, content = text.partition(" ")[2].partition(" ")
-        await self._reply_call(
-            sid, self.conn.write_text_file(content=content, path=path, session_id=sid)
-        )
-
-    async def do_terminal(self, sid: str, rest: str, text: str) -> None:
-        async def run() -> Any:
-            created = await self.conn.create_terminal(command=rest, session_id=sid)
-            tid = created.terminal_id
-            await self.conn.session_update(
-                sid,
-                ToolCallStart(
-                    session_update="tool_call",
-                    tool_call_id="term-1",
-                    title=rest,
-                    kind="execute",
-                    status="in_progress",
-                    content=[{"type": "terminal", "terminalId": tid}],
-                ),
-            )
-            exit_status = await self.conn.wait_for_terminal_exit(session_id=sid, terminal_id=tid)
-            output = await self.conn.terminal_output(session_id=sid, terminal_id=tid)
-            await self.conn.release_terminal(session_id=sid, terminal_id=tid)
-            await self.conn.session_update(
-                sid,
-                ToolCallProgress(
-                    session_update="tool_call_update", tool_call_id="term-1", status="completed"
-                ),
-            )
-            return {"exit": _dump(exit_status), "output": _dump(output)}
-
-        await self._reply_call(sid, run())
-
-    async def do_call(self, sid: str, rest: str, text: str) -> None:
-        request = json.loads(rest)
-        await self._reply_call(
-            sid, self.conn._conn.send_request(request["method"], request["params"])
-        )
-
-    async def do_updates(self, sid: str, rest: str, text: str) -> None:
-        for update in json.loads(rest):
-            await self.conn._conn.send_notification(
-                "session/update", {"sessionId": sid, "update": update}
-            )
-
-    async def do_slow(self, sid: str, rest: str, text: str) -> PromptResponse | None:
-        count, delay = rest.split()
-        for n in range(int(count)):
-            if self.cancelled[sid].is_set():
-                return PromptResponse(stop_reason="cancelled")
-            await self.say(sid, f"line {n}\n")
-            await asyncio.sleep(float(delay))
-        return None
-
-    async def do_permission_when(self, sid: str, rest: str, text: str) -> None:
-        for n in range(5):
-            await self.say(sid, f"working {n}\n")
-            await asyncio.sleep(0.05)
-        while not os.path.exists(rest):
-            await asyncio.sleep(0.02)
-        response = await self._ask(sid, "tc-gate", announce=True)
-        await self.say(sid, json.dumps(response.outcome.model_dump(by_alias=True)))
-
-    async def do_burst(self, sid: str, rest: str, text: str) -> PromptResponse | None:
-        size, wait = rest.split()
-        words = ("lorem ipsum dolor sit amet " * (int(size) // 27 + 1))[: int(size)]
-        await self.say(sid, words)
-        try:
-            await asyncio.wait_for(self.cancelled[sid].wait(), float(wait))
-        except TimeoutError:
-            return None
-        return PromptResponse(stop_reason="cancelled")
-
-    async def do_showcase(self, sid: str, rest: str, text: str) -> None:
-        await self.conn.session_update(
-            sid,
-            AgentThoughtChunk(
-                session_update="agent_thought_chunk",
-                content=TextContentBlock(type="text", text="Checking the greeting code first."),
-            ),
-        )
-        await self.conn.session_update(
-            sid,
-            AgentPlanUpdate(
-                session_update="plan",
-                entries=[
-                    PlanEntry(content="Read greet.py", priority="high", status="completed"),
-                    PlanEntry(content="Fix the greeting", priority="medium", status="completed"),
-                    PlanEntry(content="Run the tests", priority="low", status="in_progress"),
-                ],
-            ),
-        )
-        for piece in SHOWCASE_REPLY:
-            await self.say(sid, piece)
-        path = os.path.join(os.getcwd(), "greet.py")
-        await self.conn.session_update(
-            sid,
-            ToolCallStart(
-                session_update="tool_call",
-                tool_call_id="edit-1",
-                title="Edit greet.py",
-                kind="edit",
-                status="completed",
-                locations=[{"path": path, "line": 2}],
-                content=[
-                    {
-                        "type": "diff",
-                        "path": path,
-                        "oldText": 'def greet(name):\n    return "Hello " + name\n',
-                        "newText": 'def greet(name: str) -> str:\n    return f"Hello, {name}!"\n',
-                    }
-                ],
-            ),
-        )
-        created = await self.conn.create_terminal(
-            command="printf '\\033[32m2 passed\\033[0m in 0.01s\\n'", session_id=sid
-        )
-        await self.conn.session_update(
-            sid,
-            ToolCallStart(
-                session_update="tool_call",
-                tool_call_id="run-1",
-                title="pytest -q",
-                kind="execute",
-                status="in_progress",
-                content=[{"type": "terminal", "terminalId": created.terminal_id}],
-            ),
-        )
-        await self.conn.wait_for_terminal_exit(session_id=sid, terminal_id=created.terminal_id)
-        await self.conn.release_terminal(session_id=sid, terminal_id=created.terminal_id)
-        await self.conn.session_update(
-            sid,
-            ToolCallProgress(
-                session_update="tool_call_update", tool_call_id="run-1", status="completed"
-            ),
-        )
-        await self.say(sid, "All green. The greeting now has **type hints** and a comma.")
-
     async def do_mode(self, sid: str, rest: str, text: str) -> None:
         await self.say(sid, self.mode)
-
-
-SHOWCASE_REPLY = [
-    "## Fixing the greeting\n\n",
-    "The greeting was missing a comma. I will:\n\n",
-    "1. add type hints,\n2. use an f-string,\n3. run the tests.\n\n",
-    '```python\nprint(greet("Ada"))  # Hello, Ada!\n```\n',
-]
-
-
-def _dump(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(by_alias=True, exclude_none=True)
-    return value
 
 
 def main() -> None:

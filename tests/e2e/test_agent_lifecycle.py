@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from acp_tui.core.transport.process import group_members
+from tests import waiting
 from tests.conftest import HeadlessClient
 from tests.e2e.harness import (
     WAIT,
@@ -33,11 +34,7 @@ pytestmark = pytest.mark.e2e
 
 
 async def until(condition: Callable[[], bool], timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.02)
+    await waiting.until(condition, timeout)
 
 
 async def result(client: HeadlessClient, method: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ import pytest
 import pytest_asyncio
 
 from acp_tui.core.transport.process import group_members
+from tests import waiting
 from tests.conftest import HeadlessClient
 from tests.e2e.harness import (
     WAIT,
@@ -108,11 +109,7 @@ class Agent:
         ]
 
     async def until(self, condition: Callable[[], bool], timeout: float = WAIT) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > deadline:
-                raise AssertionError("condition not reached")
-            await asyncio.sleep(0.02)
+        await waiting.until(condition, timeout)
 
     async def prompt_with_decision(
         self, session_id: str, text: str, option_id: str, watch: Path | None = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from pathlib import Path
@@ -18,6 +17,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.resume import PICK
 from acp_tui.ui.screens.choice import ChoiceScreen
 from acp_tui.ui.screens.permission import PermissionScreen
+from tests import waiting
 from tests.e2e.harness import WAIT, InstalledAdapter, MockApi
 from tests.ui.helpers import make_app, ready, screen_text, send, turn, until
 
@@ -38,11 +38,11 @@ def agent_group(app: AcpApp) -> int:
 
 async def reaped(pgid: int) -> bool:
     """Whether the agent's process group is gone (given a moment)."""
-    for _ in range(int(WAIT / 0.05)):
-        if not group_members(pgid):
-            return True
-        await asyncio.sleep(0.05)
-    return False
+    try:
+        await waiting.until(lambda: not group_members(pgid), WAIT, poll=0.05)
+    except AssertionError:
+        return False
+    return True
 
 
 def replies(app: AcpApp) -> list[str]:

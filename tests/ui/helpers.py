@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import select
 import signal
@@ -17,20 +16,7 @@ from textual.pilot import Pilot
 from acp_tui.core.connection import AgentSpec
 from acp_tui.core.host import Host
 from acp_tui.ui.app import AcpApp
-from tests.conftest import SCRIPTED_AGENT
-
-
-def demo(delay: float = 0.0) -> AgentSpec:
-    return AgentSpec.of(
-        sys.executable,
-        ["-m", "acp_tui.agents.demo"],
-        {"ACP_TUI_DEMO_DELAY": str(delay)},
-        name="demo",
-    )
-
-
-def scripted() -> AgentSpec:
-    return AgentSpec.of(sys.executable, [str(SCRIPTED_AGENT)], name="scripted")
+from tests import waiting
 
 
 def make_app(spec: AgentSpec, cwd: Path, theme: str | None = None) -> AcpApp:
@@ -39,12 +25,7 @@ def make_app(spec: AgentSpec, cwd: Path, theme: str | None = None) -> AcpApp:
 
 async def until(pilot: Pilot[int], condition: Callable[[], bool], timeout: float = 20) -> None:
     """Let the app run until ``condition()`` holds (a hang guard, not a timing claim)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await pilot.pause(0.02)
+    await waiting.until(condition, timeout, pause=pilot.pause)
 
 
 async def ready(pilot: Pilot[int]) -> AcpApp:
@@ -140,22 +121,27 @@ class PtyApp:
             except EOFError:
                 return
 
+    def shows(self, needle: bytes) -> bool:
+        """Whether ``needle`` was drawn, after reading for a moment."""
+        self.read()
+        return needle in self.output
+
     def wait_for(self, needle: bytes, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while needle not in self.output:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{needle!r} never shown")
-            self.read()
+        waiting.wait_until(
+            lambda: self.shows(needle), timeout, poll=0, what=f"{needle!r} never shown"
+        )
 
     def type(self, data: bytes) -> None:
         self.tui.write(data)
 
     def wait_gone(self, timeout: float = 30) -> bool:
         """Whether the program ended within ``timeout`` (its output still read)."""
-        deadline = time.monotonic() + timeout
-        while self.tui.isalive() and time.monotonic() < deadline:
+
+        def ended() -> bool:
             self.read()
-        return not self.tui.isalive()
+            return not self.tui.isalive()
+
+        return waiting.came_true(ended, timeout, poll=0)
 
     def kill(self) -> None:
         if self.tui.isalive():

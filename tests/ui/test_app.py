@@ -9,17 +9,8 @@ from textual.widgets import Static
 
 from acp_tui.core.model.entries import AssistantEntry, NoticeEntry, ToolCallEntry
 from acp_tui.ui.screens.permission import PermissionScreen
-from tests.ui.helpers import (
-    demo,
-    make_app,
-    ready,
-    screen_text,
-    scripted,
-    send,
-    submit,
-    turn,
-    until,
-)
+from tests.fake_agents import agent_spec, demo_spec
+from tests.ui.helpers import make_app, ready, screen_text, send, submit, turn, until
 
 
 def replies(app) -> list[str]:  # type: ignore[no-untyped-def]
@@ -32,7 +23,7 @@ def replies(app) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 async def test_streamed_multi_turn_chat_with_the_demo(tmp_path: Path) -> None:
-    app = make_app(demo(), tmp_path)
+    app = make_app(demo_spec(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         assert "Say hi for a guided tour" in screen_text(app)
@@ -51,7 +42,7 @@ async def test_streamed_multi_turn_chat_with_the_demo(tmp_path: Path) -> None:
 
 
 async def test_reveal_runs_during_the_stream_and_finishes_after(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         submit(app, "burst 3000 3")
@@ -68,7 +59,7 @@ async def test_reveal_runs_during_the_stream_and_finishes_after(tmp_path: Path) 
 
 
 async def test_follow_tail_pauses_on_scroll_up_and_resumes_at_the_end(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 20)) as pilot:
         await ready(pilot)
         await turn(pilot, "flood 200")
@@ -99,7 +90,7 @@ async def test_follow_tail_pauses_on_scroll_up_and_resumes_at_the_end(tmp_path: 
 
 
 async def _edit_with_key(tmp_path: Path, key: str) -> tuple[str | None, str]:
-    app = make_app(demo(), tmp_path)
+    app = make_app(demo_spec(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await send(pilot, "/edit")
@@ -139,7 +130,7 @@ async def test_permission_escape_rejects(tmp_path: Path) -> None:
 
 
 async def test_escape_cancels_the_running_turn(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await send(pilot, "slow 500 0.05")
@@ -153,7 +144,7 @@ async def test_escape_cancels_the_running_turn(tmp_path: Path) -> None:
 
 async def test_the_draft_survives_a_stream_and_a_modal(tmp_path: Path) -> None:
     gate = tmp_path / "gate"
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         submit(app, f"permission-when {gate}")
@@ -178,7 +169,7 @@ async def test_the_draft_survives_a_stream_and_a_modal(tmp_path: Path) -> None:
 
 
 async def test_prompts_sent_during_a_turn_are_queued_then_sent(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await send(pilot, "hang")
@@ -194,7 +185,7 @@ async def test_prompts_sent_during_a_turn_are_queued_then_sent(tmp_path: Path) -
 
 
 async def test_history_recall_with_up_and_down(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo first")
@@ -209,7 +200,7 @@ async def test_history_recall_with_up_and_down(tmp_path: Path) -> None:
 
 
 async def test_agent_death_shows_an_error_and_the_next_prompt_restarts(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         first = app.connection
@@ -231,7 +222,7 @@ async def test_agent_death_shows_an_error_and_the_next_prompt_restarts(tmp_path:
 
 
 async def test_ac19_an_update_re_renders_only_that_entry(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 30)) as pilot:
         await ready(pilot)
         await turn(pilot, "flood 30 EVERY 3")
@@ -257,7 +248,7 @@ async def test_ac19_an_update_re_renders_only_that_entry(tmp_path: Path) -> None
 
 
 async def test_copy_the_last_reply_from_the_log(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo copy me")
@@ -269,7 +260,7 @@ async def test_copy_the_last_reply_from_the_log(tmp_path: Path) -> None:
 
 
 async def test_shift_tab_cycles_modes(tmp_path: Path) -> None:
-    app = make_app(demo(), tmp_path)
+    app = make_app(demo_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         session = app.session
@@ -283,7 +274,7 @@ async def test_shift_tab_cycles_modes(tmp_path: Path) -> None:
 
 
 async def test_ctrl_c_clears_then_quits_and_reaps(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         assert app.connection is not None and app.connection.process is not None
@@ -301,7 +292,7 @@ async def test_ctrl_c_clears_then_quits_and_reaps(tmp_path: Path) -> None:
 
 
 async def test_theme_switch_rerenders_with_new_colours(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path, theme="acp-dark")
+    app = make_app(agent_spec(), tmp_path, theme="acp-dark")
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo colours")
@@ -315,7 +306,7 @@ async def test_theme_switch_rerenders_with_new_colours(tmp_path: Path) -> None:
 
 
 async def test_unknown_theme_falls_back_with_a_notice(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path, theme="no-such-theme")
+    app = make_app(agent_spec(), tmp_path, theme="no-such-theme")
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         assert app.theme == "acp-dark"
@@ -328,7 +319,7 @@ async def test_status_line_shows_usage_title_and_config(tmp_path: Path) -> None:
         {"sessionUpdate": "usage_update", "used": 12_345, "size": 200_000},
         {"sessionUpdate": "session_info_update", "title": "Fixing the greeting"},
     ]
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(140, 24)) as pilot:
         await ready(pilot)
         status = str(app.query_one("#status").render())
@@ -340,7 +331,7 @@ async def test_status_line_shows_usage_title_and_config(tmp_path: Path) -> None:
 
 
 async def test_log_cursor_expands_a_folded_thought(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(110, 60)) as pilot:
         await ready(pilot)
         await turn(pilot, "showcase")
@@ -365,7 +356,7 @@ async def test_log_cursor_expands_a_folded_thought(tmp_path: Path) -> None:
 
 
 async def test_slash_completion_offers_the_agents_commands(tmp_path: Path) -> None:
-    app = make_app(demo(), tmp_path)
+    app = make_app(demo_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await until(pilot, lambda: bool(app.prompt.commands))
@@ -379,7 +370,7 @@ async def test_slash_completion_offers_the_agents_commands(tmp_path: Path) -> No
 
 
 async def test_two_pending_permissions_queue_one_dialog_at_a_time(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         submit(app, "permission-pair")
@@ -406,7 +397,7 @@ async def test_keys_typed_as_a_dialog_opens_go_to_the_draft_not_the_dialog(
     tmp_path: Path,
 ) -> None:
     gate = tmp_path / "gate"
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         submit(app, f"permission-when {gate}")
@@ -427,7 +418,7 @@ async def test_keys_typed_as_a_dialog_opens_go_to_the_draft_not_the_dialog(
 
 
 async def test_the_log_keeps_its_last_line_in_view_when_it_gets_shorter(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo " + " ".join(f"word{n}" for n in range(300)))

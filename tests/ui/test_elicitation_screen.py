@@ -6,7 +6,6 @@ wide."""
 from __future__ import annotations
 
 import os
-import time
 import webbrowser
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from acp_tui.ui.screens.elicitation import ElicitationFormScreen
 from acp_tui.ui.screens.elicitation_fields import FieldBlock
 from acp_tui.ui.screens.elicitation_url import UrlElicitationScreen
 from acp_tui.ui.themes import DEFAULT_THEME, register_themes
+from tests.waiting import until
 
 SIZES = [(80, 24), (120, 40)]
 DRAFT = "half-typed prompt"
@@ -352,9 +352,7 @@ async def test_keys_typed_as_it_appears_go_back_to_the_draft() -> None:
         assert early == ["o", "k"]
         assert app.results == []
         assert "You were typing" in str(screen.query_one("#hint").render())
-        deadline = time.monotonic() + 10
-        while app.focused is None and time.monotonic() < deadline:
-            await pilot.pause(0.1)
+        await until(lambda: app.focused is not None, 10, poll=0.1, pause=pilot.pause)
         assert screen.armed and app.focused is editor(screen, "name")
         assert editor(screen, "name").value == ""
 
@@ -435,9 +433,7 @@ async def test_url_mode_shows_the_host_opens_the_browser_and_waits_for_complete(
         assert str(screen.query_one("#url", Static).render()) == URL
         assert app.focused is None  # nothing takes focus: the draft keeps its keys
         await pilot.press("o")
-        deadline = time.monotonic() + 10
-        while not browser.exists() and time.monotonic() < deadline:
-            await pilot.pause(0.05)
+        await until(browser.exists, 10, poll=0.05, pause=pilot.pause)
         assert browser.read_text() == URL
         assert consents == [1]
         assert "Opened in your browser" in str(screen.query_one("#status", Static).render())

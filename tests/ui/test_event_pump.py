@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 from acp_tui.core.model.channel import EventChannel
 from acp_tui.core.model.events import Event
-
 from acp_tui.ui.event_pump import pump_events
 
 

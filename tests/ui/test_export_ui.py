@@ -6,11 +6,12 @@ from pathlib import Path
 
 from textual.command import CommandPalette
 
-from tests.ui.helpers import idle, make_app, ready, scripted, send, turn, until
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import idle, make_app, ready, send, turn, until
 
 
 async def test_slash_export_writes_markdown_and_is_not_sent(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await turn(pilot, "showcase")
@@ -35,7 +36,7 @@ async def test_slash_export_writes_markdown_and_is_not_sent(tmp_path: Path) -> N
 
 
 async def test_the_palette_exports_to_a_file_named_after_the_session(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo hello")

@@ -12,8 +12,8 @@ import re
 import time
 from pathlib import Path
 
+from tests.fake_agents import HOSTILE_AGENT
 from tests.ui.helpers import PtyApp
-from tests.ui.test_hostile_text import HOSTILE_AGENT
 
 
 def test_no_agent_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None:

@@ -9,24 +9,17 @@ control character.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from textual.pilot import Pilot
 
-from acp_tui.core.connection import AgentSpec
 from acp_tui.core.host import Host
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.choice import ChoiceScreen
 from acp_tui.ui.screens.permission import PermissionScreen
 from tests.agents.hostile_agent import shown
+from tests.fake_agents import HOSTILE_AGENT, agent_spec
 from tests.ui.helpers import idle, ready, screen_rows, send, until
-
-HOSTILE_AGENT = Path(__file__).parent.parent / "agents" / "hostile_agent.py"
-
-
-def hostile_spec() -> AgentSpec:
-    return AgentSpec.of(sys.executable, [str(HOSTILE_AGENT)], name="hostile")
 
 
 def _unsafe(row: str) -> list[str]:
@@ -54,7 +47,7 @@ async def settle(pilot: Pilot[int]) -> None:
 
 
 async def test_every_agent_controlled_string_is_shown_clean(tmp_path: Path) -> None:
-    app = AcpApp(hostile_spec(), cwd=tmp_path, host=Host(cancel_grace=2.0))
+    app = AcpApp(agent_spec(HOSTILE_AGENT), cwd=tmp_path, host=Host(cancel_grace=2.0))
     async with app.run_test(size=(200, 50)) as pilot:
         await ready(pilot)
         await settle(pilot)

@@ -17,8 +17,8 @@ from acp_tui.core.model.entries import AssistantEntry, Chunk
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
 from acp_tui.ui.render.long_text import LazyLines, LazyRows, row_starts
+from tests.fake_agents import HOSTILE_AGENT, agent_spec
 from tests.ui.helpers import PtyApp, idle, ready, send, until
-from tests.ui.test_hostile_text import HOSTILE_AGENT, hostile_spec
 
 SIXTEEN_MB = 16 * 1024 * 1024
 
@@ -32,7 +32,7 @@ def _shown(app: AcpApp) -> str:
 async def test_a_16_mb_chunk_is_shown_and_only_what_is_on_screen_is_made(
     tmp_path: Path,
 ) -> None:
-    app = AcpApp(hostile_spec(), cwd=tmp_path, host=Host())
+    app = AcpApp(agent_spec(HOSTILE_AGENT), cwd=tmp_path, host=Host())
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await send(pilot, f"huge {SIXTEEN_MB}")

@@ -8,20 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from acp_tui.ui.screens.help import HelpScreen
-from tests.ui.helpers import (
-    make_app,
-    painted,
-    ready,
-    screen_text,
-    scripted,
-    send,
-    turn,
-    until,
-)
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import make_app, painted, ready, screen_text, send, turn, until
 
 
 async def test_ctrl_c_cancels_a_running_turn_and_never_quits_mid_turn(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "hang")
@@ -34,7 +26,7 @@ async def test_ctrl_c_cancels_a_running_turn_and_never_quits_mid_turn(tmp_path: 
 
 
 async def test_ctrl_c_clears_a_draft_then_twice_on_an_empty_prompt_quits(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         app.prompt.insert("half a thought")
@@ -48,7 +40,7 @@ async def test_ctrl_c_clears_a_draft_then_twice_on_an_empty_prompt_quits(tmp_pat
 
 
 async def test_sending_a_prompt_snaps_the_log_to_the_tail(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 20)) as pilot:
         await ready(pilot)
         await turn(pilot, "showcase")
@@ -64,7 +56,7 @@ async def test_sending_a_prompt_snaps_the_log_to_the_tail(tmp_path: Path) -> Non
 async def test_end_on_an_empty_prompt_follows_and_the_hint_names_a_working_key(
     tmp_path: Path,
 ) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 20)) as pilot:
         await ready(pilot)
         await turn(pilot, "showcase")
@@ -86,7 +78,7 @@ async def test_end_on_an_empty_prompt_follows_and_the_hint_names_a_working_key(
 
 
 async def test_expanding_an_entry_does_not_raise_the_new_output_hint(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 20)) as pilot:
         await ready(pilot)
         await turn(pilot, "showcase")
@@ -105,7 +97,7 @@ async def test_expanding_an_entry_does_not_raise_the_new_output_hint(tmp_path: P
 
 
 async def test_f1_and_question_mark_open_the_help(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await pilot.press("f1")
@@ -129,7 +121,7 @@ async def test_f1_and_question_mark_open_the_help(tmp_path: Path) -> None:
 
 
 async def test_the_welcome_names_the_palette_the_log_key_and_completion(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await pilot.pause()

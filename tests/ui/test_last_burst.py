@@ -18,7 +18,8 @@ from acp_tui.core.model.entries import AssistantEntry
 from acp_tui.core.model.events import Event
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.local_host import LocalHost
-from tests.ui.helpers import ready, screen_text, scripted, submit, until
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import ready, screen_text, submit, until
 
 REPLY = 3000
 
@@ -53,7 +54,7 @@ async def test_a_reply_that_arrives_after_the_turn_ended_is_still_revealed(
 ) -> None:
     host = Host(cancel_grace=2.0)
     link = GatedHost(host)
-    app = AcpApp(scripted(), cwd=tmp_path, host=host, link=link)
+    app = AcpApp(agent_spec(), cwd=tmp_path, host=host, link=link)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         link.gate.open.clear()  # the screen falls behind

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,16 +20,14 @@ from acp_tui.core.connection import AgentSpec
 from acp_tui.core.model.entries import UserEntry
 from acp_tui.core.prompting.mentions import PromptCapabilities
 from acp_tui.ui.widgets.prompt_input import PromptInput
-from tests.ui.helpers import idle, make_app, ready, screen_text, scripted, until
+from tests.fake_agents import ECHO_AGENT, agent_spec
+from tests.ui.helpers import idle, make_app, ready, screen_text, until
 
-ECHO_AGENT = Path(__file__).parent.parent / "agents" / "echo_blocks_agent.py"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(17)
 
 
 def echo(blocks_file: Path, **env: str) -> AgentSpec:
-    return AgentSpec.of(
-        sys.executable, [str(ECHO_AGENT)], {"ECHO_BLOCKS_FILE": str(blocks_file), **env}, "echo"
-    )
+    return agent_spec(ECHO_AGENT, ECHO_BLOCKS_FILE=str(blocks_file), **env)
 
 
 def project(root: Path) -> Path:
@@ -359,7 +356,7 @@ async def test_a_pasted_image_reaches_the_agent(tmp_path: Path) -> None:
 
 async def test_escape_with_the_menu_open_does_not_cancel_the_turn(tmp_path: Path) -> None:
     root = project(tmp_path / "p")
-    app = make_app(scripted(), root)
+    app = make_app(agent_spec(), root)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await type_text(pilot, "hang")  # a turn that runs until cancelled

@@ -16,7 +16,8 @@ from textual.containers import VerticalScroll
 from acp_tui.ui.permission_flow import DiffPreview, _diff
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.screens.permission import PermissionScreen
-from tests.ui.helpers import make_app, painted, ready, scripted, send, turn, until
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import make_app, painted, ready, send, turn, until
 
 
 async def open_dialog(pilot, app, command: str) -> PermissionScreen:  # type: ignore[no-untyped-def]
@@ -30,7 +31,7 @@ async def open_dialog(pilot, app, command: str) -> PermissionScreen:  # type: ig
 
 
 async def test_a_12_line_new_file_is_readable_at_80x24(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await open_dialog(pilot, app, "write notes.md 12")
@@ -46,7 +47,7 @@ async def test_a_12_line_new_file_is_readable_at_80x24(tmp_path: Path) -> None:
 
 
 async def test_page_keys_scroll_the_request_not_the_log(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await turn(pilot, "showcase")
@@ -88,7 +89,7 @@ async def test_a_write_outside_the_project_is_marked_and_reject_preselected(
     project.mkdir()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    app = make_app(scripted(), project)
+    app = make_app(agent_spec(), project)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         screen = await open_dialog(pilot, app, f"write {elsewhere / 'x.txt'} 3")
@@ -103,7 +104,7 @@ async def test_a_write_outside_the_project_is_marked_and_reject_preselected(
 
 
 async def test_a_command_outside_the_project_is_marked(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         screen = await open_dialog(pilot, app, "run echo hi > /etc/acp-tui-test")

@@ -12,11 +12,12 @@ from acp_tui.core.host import Host
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.history import PromptHistory, history_path
 from acp_tui.ui.screens.history_search import HistorySearchScreen
-from tests.ui.helpers import ready, scripted, turn, until
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import ready, turn, until
 
 
 def app_in(cwd: Path) -> AcpApp:
-    return AcpApp(scripted(), cwd=cwd, host=Host(cancel_grace=2.0))
+    return AcpApp(agent_spec(), cwd=cwd, host=Host(cancel_grace=2.0))
 
 
 async def test_prompt_history_is_kept_across_runs_per_project(tmp_path: Path) -> None:

@@ -19,7 +19,8 @@ from acp_tui.core.host import Host
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets import status_bar
-from tests.ui.helpers import painted, ready, scripted, send, turn, until
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import painted, ready, send, turn, until
 from tests.ui.replay_link import RecordingHost, ReplayLink
 
 UPDATES = [
@@ -53,7 +54,7 @@ async def live_run(
     (as text and as SVG)."""
     host = Host(cancel_grace=2.0)
     link = RecordingHost(host)
-    app = AcpApp(scripted(), cwd=tmp_path, host=host, link=link)
+    app = AcpApp(agent_spec(), cwd=tmp_path, host=host, link=link)
     async with app.run_test(size=size) as pilot:
         await ready(pilot)
         await turn(pilot, "showcase")
@@ -92,7 +93,7 @@ async def test_a_recorded_run_replayed_with_no_host_shows_the_same_screen(
     replay = ReplayLink(link.agent, first if start == "first" else middle, lines)
     assert replay.last_cursor > int(middle["cursor"]) > 0
 
-    app = AcpApp(scripted(), cwd=tmp_path, link=replay)
+    app = AcpApp(agent_spec(), cwd=tmp_path, link=replay)
     async with app.run_test(size=size) as pilot:
         await until(pilot, lambda: app.view is not None and app.view.cursor == replay.last_cursor)
         app.prompt.cursor_blink = False

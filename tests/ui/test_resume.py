@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from acp_tui.core.connection import AgentSpec
@@ -11,13 +10,12 @@ from acp_tui.core.storage.history_store import HistoryStore
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.resume import LATEST, PICK
 from acp_tui.ui.screens.choice import ChoiceScreen
-from tests.conftest import SCRIPTED_AGENT
+from tests.fake_agents import agent_spec
 from tests.ui.helpers import ready, screen_text, turn, until
 
 
 def agent(state: Path | None) -> AgentSpec:
-    env = {"ACP_FAKE_STATE_DIR": str(state)} if state else {}
-    return AgentSpec.of(sys.executable, [str(SCRIPTED_AGENT)], env, name="scripted")
+    return agent_spec(ACP_FAKE_STATE_DIR=str(state)) if state else agent_spec()
 
 
 def app_for(spec: AgentSpec, cwd: Path, store: HistoryStore, resume: str | None) -> AcpApp:

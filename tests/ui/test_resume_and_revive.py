@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sys
 from pathlib import Path
 
 from acp_tui.core.connection import AgentSpec
@@ -17,12 +16,8 @@ from acp_tui.core.storage.history_store import HistoryStore
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.resume import LATEST, PICK, session_choices
 from acp_tui.ui.screens.choice import ChoiceScreen
-from tests.conftest import SCRIPTED_AGENT
+from tests.fake_agents import agent_spec
 from tests.ui.helpers import idle, ready, screen_text, send, turn, until
-
-
-def agent(**env: str) -> AgentSpec:
-    return AgentSpec.of(sys.executable, [str(SCRIPTED_AGENT)], env, name="scripted")
 
 
 def app_for(spec: AgentSpec, cwd: Path, store: HistoryStore, resume: str | None) -> AcpApp:
@@ -36,7 +31,7 @@ def notices(app: AcpApp) -> list[str]:
 
 async def test_the_picker_shows_first_prompt_when_turns_and_agent(tmp_path: Path) -> None:
     store = HistoryStore(tmp_path / "history")
-    spec = agent()  # no session/list: the local history is listed
+    spec = agent_spec()  # no session/list: the local history is listed
     for words in (["one", "two", "three"], ["only once"]):
         app = app_for(spec, tmp_path, store, None)
         async with app.run_test(size=(100, 30)) as pilot:
@@ -92,7 +87,7 @@ async def test_mode_model_and_usage_come_back_on_resume(tmp_path: Path) -> None:
     state = tmp_path / "agent-state"
     state.mkdir()
     store = HistoryStore(tmp_path / "history")
-    spec = agent(ACP_FAKE_STATE_DIR=str(state))
+    spec = agent_spec(ACP_FAKE_STATE_DIR=str(state))
     usage = {"sessionUpdate": "usage_update", "used": 12_345, "size": 200_000}
     first = app_for(spec, tmp_path, store, None)
     async with first.run_test(size=(100, 30)) as pilot:
@@ -126,7 +121,7 @@ async def test_when_the_agent_dies_a_loadable_session_comes_back(tmp_path: Path)
     state = tmp_path / "agent-state"
     state.mkdir()
     app = app_for(
-        agent(ACP_FAKE_STATE_DIR=str(state)), tmp_path, HistoryStore(tmp_path / "h"), None
+        agent_spec(ACP_FAKE_STATE_DIR=str(state)), tmp_path, HistoryStore(tmp_path / "h"), None
     )
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -149,7 +144,7 @@ async def test_when_the_agent_dies_a_loadable_session_comes_back(tmp_path: Path)
 
 
 async def test_when_the_agent_dies_a_resumable_session_comes_back(tmp_path: Path) -> None:
-    app = app_for(agent(ACP_FAKE_REOPEN="1"), tmp_path, HistoryStore(tmp_path / "h"), None)
+    app = app_for(agent_spec(ACP_FAKE_REOPEN="1"), tmp_path, HistoryStore(tmp_path / "h"), None)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo kept across")
@@ -173,7 +168,7 @@ async def test_when_the_agent_dies_a_resumable_session_comes_back(tmp_path: Path
 
 
 async def test_an_agent_that_cannot_reload_says_it_does_not_remember(tmp_path: Path) -> None:
-    app = app_for(agent(), tmp_path, HistoryStore(tmp_path / "h"), None)
+    app = app_for(agent_spec(), tmp_path, HistoryStore(tmp_path / "h"), None)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo forgotten")

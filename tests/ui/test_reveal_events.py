@@ -11,14 +11,15 @@ from acp_tui.core.model.thread import Thread
 from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.reveal import FINISH_FRAMES, RevealState
 from acp_tui.ui.widgets.entry_log import EntryLog
-from tests.ui.helpers import idle, make_app, ready, screen_text, scripted, submit
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import idle, make_app, ready, screen_text, submit
 
 
 async def test_the_last_burst_of_a_turn_is_revealed_like_the_rest(tmp_path: Path) -> None:
     """One chunk of 3,000 characters, and the turn ends at once: by the time
     the TUI handles the chunk the core's turn is over. It is revealed over
     several frames all the same, never popped in."""
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         log = app.log_view

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from textual.command import CommandPalette
@@ -12,8 +11,8 @@ from acp_tui.core.connection import AgentSpec
 from acp_tui.core.model.entries import NoticeEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.choice import ChoiceScreen
-from tests.conftest import SCRIPTED_AGENT
-from tests.ui.helpers import make_app, ready, screen_text, scripted, turn, until
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import make_app, ready, screen_text, turn, until
 
 
 def model(app: AcpApp) -> str:
@@ -36,7 +35,7 @@ def status(app: AcpApp) -> str:
 
 
 async def test_the_palette_opens_the_model_picker(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         app.prompt.insert("half-typed")
@@ -59,7 +58,7 @@ async def test_the_palette_opens_the_model_picker(tmp_path: Path) -> None:
 
 
 async def test_a_palette_hit_sets_a_value_directly(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         await pilot.press("ctrl+p")
@@ -71,7 +70,7 @@ async def test_a_palette_hit_sets_a_value_directly(tmp_path: Path) -> None:
 
 
 async def test_escape_leaves_the_model_alone(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         app.action_choose_config("model")
@@ -83,7 +82,7 @@ async def test_escape_leaves_the_model_alone(tmp_path: Path) -> None:
 
 
 async def test_a_click_on_the_model_in_the_status_line_opens_its_picker(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         column = status(app).index("Fast model")
@@ -94,7 +93,7 @@ async def test_a_click_on_the_model_in_the_status_line_opens_its_picker(tmp_path
 
 
 async def test_a_click_on_the_mode_opens_the_mode_picker(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         session = app.session
@@ -109,9 +108,7 @@ async def test_a_click_on_the_mode_opens_the_mode_picker(tmp_path: Path) -> None
 
 
 def needs_sign_in() -> AgentSpec:
-    return AgentSpec.of(
-        sys.executable, [str(SCRIPTED_AGENT)], {"ACP_FAKE_REQUIRE_AUTH": "1"}, name="scripted"
-    )
+    return agent_spec(ACP_FAKE_REQUIRE_AUTH="1")
 
 
 async def test_sign_in_when_the_agent_requires_it(tmp_path: Path) -> None:

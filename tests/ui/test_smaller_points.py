@@ -17,7 +17,8 @@ from acp_tui.ui.resume import resume_hint
 from acp_tui.ui.widgets import status_bar
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
-from tests.ui.helpers import make_app, painted, ready, screen_text, scripted, send, turn, until
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import make_app, painted, ready, screen_text, send, turn, until
 
 
 def rendered(entry: ToolCallEntry | UserEntry, *, expanded: bool = False) -> str:
@@ -26,7 +27,7 @@ def rendered(entry: ToolCallEntry | UserEntry, *, expanded: bool = False) -> str
 
 
 async def test_a_cancelled_reply_is_marked_and_settings_changes_are_noted(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await send(pilot, "slow 100 0.05")
@@ -77,7 +78,7 @@ async def test_the_status_line_keeps_state_usage_and_cost_at_80_columns(width: i
 
 
 async def test_a_plan_from_an_earlier_turn_is_not_pinned(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(110, 48)) as pilot:
         await ready(pilot)
         await turn(pilot, "showcase")  # has a plan
@@ -94,7 +95,7 @@ async def test_a_theme_picked_in_the_palette_is_saved(
     config = tmp_path / "config.toml"
     config.write_text('default_agent = "demo"\n\n[agents.mine]\ncommand = "x"\n')
     monkeypatch.setenv("ACP_TUI_CONFIG", str(config))
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await pilot.pause()
@@ -148,7 +149,7 @@ def test_a_long_prompt_is_folded_in_the_log() -> None:
 
 async def test_export_writes_where_its_menu_says(tmp_path: Path) -> None:
     assert "project folder" in str(EXPORT_COMMAND["description"])
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await turn(pilot, "echo something to keep")
@@ -162,7 +163,7 @@ async def test_export_writes_where_its_menu_says(tmp_path: Path) -> None:
 
 
 async def test_quitting_tells_how_to_resume(tmp_path: Path) -> None:
-    app = make_app(scripted(), tmp_path)
+    app = make_app(agent_spec(), tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert resume_hint(app.spec, app.session, tmp_path) is None  # nothing to resume yet
@@ -177,9 +178,7 @@ async def test_quitting_tells_how_to_resume(tmp_path: Path) -> None:
 
 
 async def test_a_session_that_fails_to_start_says_why_and_not_agent_gone(tmp_path: Path) -> None:
-    from tests.conftest import scripted_spec
-
-    spec = scripted_spec(ACP_FAKE_NEW_SESSION_FAILS="Query closed before response received")
+    spec = agent_spec(ACP_FAKE_NEW_SESSION_FAILS="Query closed before response received")
     app = make_app(spec, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: "Could not start" in screen_text(app))

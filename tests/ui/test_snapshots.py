@@ -20,7 +20,8 @@ from acp_tui.ui.screens.choice import ChoiceScreen
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets import status_bar
 from tests.conftest import REPO
-from tests.ui.helpers import idle, make_app, ready, scripted, submit, until
+from tests.fake_agents import agent_spec
+from tests.ui.helpers import idle, make_app, ready, submit, until
 
 WORKSPACE = Path("/tmp/acp-tui-snapshots/workspace")
 SNAPSHOT_FILES = REPO / "snapshots" / "test_snapshots"
@@ -68,7 +69,7 @@ def test_empty_start_screen(snap_compare: Any, workspace: Path) -> None:
     """An empty log with the welcome: agent name, working directory and the
     main keys, centred; the prompt at the bottom with its placeholder; the
     status line shows the agent and "ready"."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
     assert snap_compare(app, terminal_size=(100, 30), run_before=scenario())
 
 
@@ -78,7 +79,7 @@ def test_finished_conversation(snap_compare: Any, workspace: Path) -> None:
     coloured diff of greet.py, a `pytest -q` tool call with green terminal
     output and "exit 0", the closing reply; the plan panel above the prompt
     shows 2 of 3 items done."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
     assert snap_compare(app, terminal_size=(110, 48), run_before=scenario("showcase"))
 
 
@@ -86,7 +87,7 @@ def test_permission_modal(snap_compare: Any, workspace: Path) -> None:
     """The permission dialog over the log: "Permission requested", the edit
     icon and title "Edit tc-1", the options [y] Allow, [a] Always allow,
     [n] Reject with Allow highlighted, and the key hint line."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
     assert snap_compare(app, terminal_size=(100, 30), run_before=scenario("permission", modal=True))
 
 
@@ -94,42 +95,42 @@ def test_error_entry(snap_compare: Any, workspace: Path) -> None:
     """The agent died mid-turn: an error notice in the log says it exited
     with code 3 and shows the last stderr line ("fatal: scripted death");
     the status line says the agent is gone and the next prompt restarts it."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
     assert snap_compare(app, terminal_size=(100, 30), run_before=scenario("die 3"))
 
 
 def test_light_theme(snap_compare: Any, workspace: Path) -> None:
     """The finished conversation in the acp-light theme: dark text on a light
     background, diff and status colours readable on light."""
-    app = make_app(scripted(), workspace, theme="acp-light")
+    app = make_app(agent_spec(), workspace, theme="acp-light")
     assert snap_compare(app, terminal_size=(110, 48), run_before=scenario("showcase"))
 
 
 def test_high_contrast_theme(snap_compare: Any, workspace: Path) -> None:
     """The finished conversation in acp-high-contrast: white on black with
     saturated status colours."""
-    app = make_app(scripted(), workspace, theme="acp-high-contrast")
+    app = make_app(agent_spec(), workspace, theme="acp-high-contrast")
     assert snap_compare(app, terminal_size=(110, 48), run_before=scenario("showcase"))
 
 
 def test_narrow_terminal(snap_compare: Any, workspace: Path) -> None:
     """60x20: the conversation wraps to the width, tool-call badges move under
     long titles, nothing is cut mid-character, the status line fits."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
     assert snap_compare(app, terminal_size=(60, 20), run_before=scenario("showcase"))
 
 
 def test_wide_terminal(snap_compare: Any, workspace: Path) -> None:
     """160x45: the same conversation with room to spare, no stretched
     elements, the scrollbar gutter on the right."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
     assert snap_compare(app, terminal_size=(160, 45), run_before=scenario("showcase"))
 
 
 def test_model_picker(snap_compare: Any, workspace: Path) -> None:
     """The model picker over the log: "Choose Model", "1 ● Fast model"
     highlighted (the current value), "2   Smart model", the key hint line."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await ready(pilot)
@@ -144,7 +145,7 @@ def test_permission_at_80x24(snap_compare: Any, workspace: Path) -> None:
     """80x24: the dialog takes the whole screen; "notes.md  (new file)" and all
     twelve "+ line N" rows are readable; the options on one row, [y] Allow
     highlighted; the hint line below."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
     assert snap_compare(
         app, terminal_size=(80, 24), run_before=scenario("write notes.md 12", modal=True)
     )
@@ -153,7 +154,7 @@ def test_permission_at_80x24(snap_compare: Any, workspace: Path) -> None:
 def test_permission_outside_the_project(snap_compare: Any, workspace: Path) -> None:
     """A write outside the project: "⚠ outside workspace: /tmp/acp-tui-outside.txt"
     in the warning colour under the title, and Reject preselected."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
     run = scenario("write /tmp/acp-tui-outside.txt 3", modal=True)
     assert snap_compare(app, terminal_size=(100, 30), run_before=run)
 
@@ -161,7 +162,7 @@ def test_permission_outside_the_project(snap_compare: Any, workspace: Path) -> N
 def test_help_screen(snap_compare: Any, workspace: Path) -> None:
     """F1: acp-tui's own help over the log, keys grouped (Prompt, Turn,
     Conversation…), a hint line at the bottom."""
-    app = make_app(scripted(), workspace)
+    app = make_app(agent_spec(), workspace)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await ready(pilot)

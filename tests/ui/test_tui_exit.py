@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import PtyTui, describe, tui_command, wait_until
+from tests.processes import PtyTui, describe, tui_command
+from tests.waiting import came_true
 
 
 def _writer_blocked(pid: int) -> bool:
@@ -35,8 +36,8 @@ def _flood_until_backed_up(tui: PtyTui) -> None:
     assert len(tui.leftovers()) >= 2  # the TUI and its agent (and its supervisor)
     tui.type(b"flood 300000\r")
     # From now on nobody reads the pty: it fills, and the TUI's writes block.
-    assert wait_until(lambda: tui.pending_output() >= 4095, 30), "the pty never filled"
-    assert wait_until(lambda: _writer_blocked(tui.pid), 30), "the TUI's output never backed up"
+    assert came_true(lambda: tui.pending_output() >= 4095, 30), "the pty never filled"
+    assert came_true(lambda: _writer_blocked(tui.pid), 30), "the TUI's output never backed up"
 
 
 @pytest.mark.parametrize("how", ["pty closed", "SIGTERM", "SIGHUP", "SIGINT"])
@@ -48,9 +49,9 @@ def test_the_tui_ends_when_its_terminal_goes_away_mid_output(tmp_path: Path, how
             tui.close_master()  # the kernel hangs the pty up: SIGHUP, then EIO on writes
         else:
             tui.signal(getattr(signal, how))  # the terminal stays, but nobody reads it
-        assert wait_until(lambda: not tui.proc.isalive(), 20), "acp-tui did not end"
+        assert came_true(lambda: not tui.proc.isalive(), 20), "acp-tui did not end"
         expected = {"pty closed": 129, "SIGTERM": 143, "SIGHUP": 129, "SIGINT": 130}[how]
         assert tui.proc.exitstatus == expected
-        assert wait_until(lambda: not tui.leftovers(), 10), describe(tui.leftovers())
+        assert came_true(lambda: not tui.leftovers(), 10), describe(tui.leftovers())
     finally:
         tui.close()

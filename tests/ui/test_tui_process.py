@@ -12,8 +12,9 @@ import pytest
 from ptyprocess import PtyProcess
 
 from acp_tui.core.transport.process import group_members
-from tests.conftest import SCRIPTED_AGENT
+from tests.fake_agents import SCRIPTED_AGENT
 from tests.test_lifecycle import alive
+from tests.waiting import wait_until
 
 
 def _children(pid: int) -> list[int]:
@@ -27,14 +28,6 @@ def _children(pid: int) -> list[int]:
             if int(stat[stat.rfind(b")") + 2 :].split()[1]) == pid:
                 found.append(int(name))
     return found
-
-
-def _wait(condition, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        time.sleep(0.05)
 
 
 def _drain(tui: PtyProcess) -> None:
@@ -76,7 +69,7 @@ def test_the_tui_reaps_the_agent_group(tmp_path: Path, how: str) -> None:
             agent[:] = [p for p in _children(tui.pid) if alive(p)]
             return bool(agent)
 
-        _wait(agent_started)
+        wait_until(agent_started, poll=0.05)
         time.sleep(1.0)  # let the session start
         _drain(tui)
         tui.write(b"grandchild\r")
@@ -86,7 +79,7 @@ def test_the_tui_reaps_the_agent_group(tmp_path: Path, how: str) -> None:
             _drain(tui)
             return len(group_members(pgid)) >= 2
 
-        _wait(grandchild_running)
+        wait_until(grandchild_running, poll=0.05)
         members = group_members(pgid)
         if how == "ctrl+q":
             tui.write(b"\x11")
@@ -97,7 +90,7 @@ def test_the_tui_reaps_the_agent_group(tmp_path: Path, how: str) -> None:
             _drain(tui)
             return not tui.isalive()
 
-        _wait(tui_gone, timeout=10)
+        wait_until(tui_gone, 10, poll=0.05)
         assert group_members(pgid) == []
         assert not any(alive(pid) for pid in members)
     finally:
@@ -117,17 +110,20 @@ def _screen_until(tui: PtyProcess, text: bytes, timeout: float = 20.0) -> bytes:
     """Read what the TUI draws until ``text`` has appeared in it."""
     import select
 
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while text not in seen:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{text!r} not drawn")
+    seen = bytearray()
+
+    def drawn() -> bool:
         if select.select([tui.fd], [], [], 0.1)[0]:
             try:
-                seen += tui.read(65536)
+                seen.extend(tui.read(65536))
             except (EOFError, OSError):
-                break
-    return seen
+                return True  # the TUI is gone: the check below says whether it drew it
+        return text in seen
+
+    wait_until(drawn, timeout, poll=0, what=f"{text!r} not drawn")
+    if text not in seen:
+        raise AssertionError(f"{text!r} not drawn")
+    return bytes(seen)
 
 
 def test_ctrl_g_edits_the_prompt_in_the_editor_and_quitting_says_how_to_resume(
@@ -153,7 +149,7 @@ def test_ctrl_g_edits_the_prompt_in_the_editor_and_quitting_says_how_to_resume(
                 tail += tui.read(65536)
             except (EOFError, OSError):
                 break
-        _wait(lambda: not tui.isalive(), timeout=10)
+        wait_until(lambda: not tui.isalive(), 10, poll=0.05)
     finally:
         if tui.isalive():
             tui.kill(signal.SIGKILL)

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import PtyTui, describe, tui_command, wait_until
+from tests.processes import PtyTui, describe, tui_command
+from tests.waiting import came_true
 
 WAYS = ("ctrl+q", "ctrl+c twice", "SIGTERM", "SIGHUP", "pty closed", "SIGKILL")
 RUNS = int(os.environ.get("ACP_TUI_STRESS_RUNS", "50"))
@@ -44,7 +45,7 @@ def _end(tui: PtyTui, way: str) -> None:
         tui.type(b"\x03")
         # The second press well within the double-press window: after the
         # first one's hint ("… again to quit"), or a second at most.
-        wait_until(lambda: tui.shows("again"), 1)
+        came_true(lambda: tui.shows("again"), 1)
         tui.type(b"\x03")
     elif way == "pty closed":
         tui.close_master()
@@ -69,7 +70,7 @@ def _run(way: str, folder: Path) -> Run:
             tui.type(b"slow 100000 0.002\r")  # output streams while it ends
         _end(tui, way)
         ended = tui.wait_exit(30)
-        wait_until(lambda: not tui.leftovers(), 10)
+        came_true(lambda: not tui.leftovers(), 10)
         return Run(way, ended, describe(tui.leftovers()))
     finally:
         tui.close()

@@ -46,11 +46,10 @@ import stat
 from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from acp import RequestError
-
-from acp_tui.core.transport.acp_protocol import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
+if TYPE_CHECKING:
+    from acp import RequestError
 
 __all__ = ["MAX_TEXT_BYTES", "PathFence", "read_text_file", "write_text_file"]
 
@@ -65,11 +64,23 @@ _O_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 _O_NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block the open
 _NEW_FILE_MODE = 0o666  # the kernel applies the umask on creation
 
+#: The SDK's error codes a failure carries (named in acp_protocol.py).
+ErrorCode = Literal["INVALID_PARAMS", "INTERNAL_ERROR", "RESOURCE_NOT_FOUND"]
+INVALID_PARAMS: ErrorCode = "INVALID_PARAMS"
+INTERNAL_ERROR: ErrorCode = "INTERNAL_ERROR"
+RESOURCE_NOT_FOUND: ErrorCode = "RESOURCE_NOT_FOUND"
 
-def _error(code: int, message: str, name: str | None = None, **extra: Any) -> RequestError:
+
+def _error(code: ErrorCode, message: str, name: str | None = None, **extra: Any) -> RequestError:
+    # The SDK is imported on the first failure: painting the TUI needs this
+    # module (the prompt's @-mentions), not the SDK's schema.
+    from acp import RequestError
+
+    from acp_tui.core.transport import acp_protocol
+
     data: dict[str, Any] = {} if name is None else {"path": name}
     data.update(extra)
-    return RequestError(code, message, data or None)
+    return RequestError(getattr(acp_protocol, code), message, data or None)
 
 
 def _invalid(message: str, name: str | None = None, **extra: Any) -> RequestError:

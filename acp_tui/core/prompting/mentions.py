@@ -52,8 +52,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from acp import RequestError
-
 from acp_tui.core.capabilities import fs
 
 __all__ = [
@@ -373,6 +371,8 @@ class _Builder:
                 return
 
     def _attach(self, raw: str, absolute: Path) -> None:
+        from acp import RequestError  # (loaded with the connection: not at start)
+
         fence, notes = self.fence, self.result.notes
         # As typed, unless that is an absolute path (notes never show one).
         shown = format_mention(fence.describe(absolute) if os.path.isabs(raw) else raw)
@@ -428,6 +428,8 @@ class _Builder:
         self._add(link, name)
 
     def _text(self, absolute: Path) -> str | None:
+        from acp import RequestError
+
         try:
             text = fs.read_text_file(self.fence, str(absolute))
         except RequestError:

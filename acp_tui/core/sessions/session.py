@@ -42,13 +42,11 @@ from acp_tui.core.sessions import cancel_recovery, failures
 from acp_tui.core.sessions.permissions import PermissionWaiters, answer, new_request_id
 from acp_tui.core.sessions.tools import SessionTools
 from acp_tui.core.transport import acp_protocol as acp
+from acp_tui.core.transport.timeouts import CANCEL_GRACE_SECONDS
 
 log = logging.getLogger(__name__)
 
 Status = Literal["idle", "running", "error", "closed"]
-
-#: How long a cancelled turn may take to end before it ends for the user anyway.
-CANCEL_GRACE_SECONDS = 5.0
 
 
 class AgentLink(Protocol):

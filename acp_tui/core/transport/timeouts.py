@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: How long a cancelled turn may take to end before it ends for the user anyway.
+CANCEL_GRACE_SECONDS = 5.0
+
 
 @dataclass(frozen=True)
 class Timeouts:

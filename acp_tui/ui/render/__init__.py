@@ -7,7 +7,6 @@ separator. Styles come from the Textual theme (``RenderStyles``).
 
 from acp_tui.core import KIND_ICONS
 from acp_tui.ui.render.entries import EntryRenderer
-from acp_tui.ui.render.markdown import split_blocks
 from acp_tui.ui.render.options import RenderOptions
 from acp_tui.ui.render.styles import RenderStyles, ThemePalette
 from acp_tui.ui.render.tools import SPINNER_FRAMES
@@ -19,5 +18,4 @@ __all__ = [
     "RenderOptions",
     "RenderStyles",
     "ThemePalette",
-    "split_blocks",
 ]

@@ -10,6 +10,7 @@ ends every entry.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
@@ -35,11 +36,13 @@ from acp_tui.ui.render.layout import (
     prefixed,
 )
 from acp_tui.ui.render.long_text import LazyRows
-from acp_tui.ui.render.markdown import MarkdownRenderer
 from acp_tui.ui.render.options import RenderOptions
-from acp_tui.ui.render.reply import ReplyRenderer
 from acp_tui.ui.render.styles import RenderStyles
 from acp_tui.ui.render.tools import ToolCallRenderer
+
+if TYPE_CHECKING:
+    from acp_tui.ui.render.markdown import MarkdownRenderer
+    from acp_tui.ui.render.reply import ReplyRenderer
 
 #: Entries are laid out at least this wide, then cropped to the real width.
 MIN_LAYOUT_WIDTH = 12
@@ -61,21 +64,48 @@ class EntryRenderer:
 
     def __init__(self) -> None:
         self._painter = Painter()
-        self._markdown = MarkdownRenderer(self._painter)
-        self._tools = ToolCallRenderer(self._painter, self._markdown)
-        self._replies = ReplyRenderer(self._painter, self._markdown)
+        # Made for the first entry that needs them: Markdown (markdown_it,
+        # Rich's Markdown, Pygments) is loaded after the first frame.
+        self._markdown_renderer: MarkdownRenderer | None = None
+        self._tool_renderer: ToolCallRenderer | None = None
+        self._reply_renderer: ReplyRenderer | None = None
         self._theme_generation: int | None = None
+
+    @property
+    def _markdown(self) -> MarkdownRenderer:
+        if self._markdown_renderer is None:
+            from acp_tui.ui.render.markdown import MarkdownRenderer
+
+            self._markdown_renderer = MarkdownRenderer(self._painter)
+        return self._markdown_renderer
+
+    @property
+    def _tools(self) -> ToolCallRenderer:
+        if self._tool_renderer is None:
+            self._tool_renderer = ToolCallRenderer(self._painter, self._markdown)
+        return self._tool_renderer
+
+    @property
+    def _replies(self) -> ReplyRenderer:
+        if self._reply_renderer is None:
+            from acp_tui.ui.render.reply import ReplyRenderer
+
+            self._reply_renderer = ReplyRenderer(self._painter, self._markdown)
+        return self._reply_renderer
 
     @property
     def markdown_renders(self) -> int:
         """How many Markdown blocks were actually rendered (block cache misses)."""
-        return self._markdown.renders
+        return self._markdown_renderer.renders if self._markdown_renderer is not None else 0
 
     def clear(self) -> None:
         """Drop every cache (the theme changed)."""
-        self._markdown.clear()
-        self._tools.clear()
-        self._replies.clear()
+        if self._markdown_renderer is not None:
+            self._markdown_renderer.clear()
+        if self._tool_renderer is not None:
+            self._tool_renderer.clear()
+        if self._reply_renderer is not None:
+            self._reply_renderer.clear()
 
     def render(
         self,

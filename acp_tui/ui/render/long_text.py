@@ -12,6 +12,9 @@ and a row's segments are made only when the row is drawn.
   indent, a marker) the renderers put in front of each row.
 * :class:`LazyRows` — an entry's rendered rows (``Sequence[Strip]``), some
   made in advance and some by a :class:`LazyLines` when first asked for.
+* :class:`StripRows` — rows made of parts (a growing reply's, streaming.py);
+  here, apart from the Markdown renderer, so that the log can tell them
+  without loading it.
 """
 
 from __future__ import annotations
@@ -276,3 +279,36 @@ def _styled(make: MakeStrip, style: Style) -> MakeStrip:
         return make(line).apply_style(style)
 
     return styled
+
+
+class StripRows(Sequence[Strip]):
+    """Rows made of parts, each a list and how many of its rows count: O(1) to
+    build over a long, growing list of finished rows."""
+
+    def __init__(self, parts: list[tuple[Sequence[Strip], int]], *, complete: bool = True) -> None:
+        self._parts = [(rows, count) for rows, count in parts if count]
+        self._length = sum(count for _, count in self._parts)
+        #: False: the text is not all in yet (rendering ran out of time).
+        self.complete = complete
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Strip: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Strip]: ...
+
+    def __getitem__(self, index: int | slice) -> Strip | Sequence[Strip]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        for rows, count in self._parts:
+            if index < count:
+                return rows[index]
+            index -= count
+        raise IndexError(index)

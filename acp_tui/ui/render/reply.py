@@ -20,9 +20,9 @@ from textual.strip import Strip
 
 from acp_tui.core import AssistantEntry, Chunk, clean
 from acp_tui.ui.render.layout import Line, Painter, Rows, assemble, blank, indent
-from acp_tui.ui.render.long_text import LazyLines
+from acp_tui.ui.render.long_text import LazyLines, StripRows
 from acp_tui.ui.render.markdown import MarkdownRenderer
-from acp_tui.ui.render.streaming import MarkdownStream, StripRows
+from acp_tui.ui.render.streaming import MarkdownStream
 from acp_tui.ui.render.styles import RenderStyles
 
 THOUGHT_ICON = "∴"

@@ -17,9 +17,6 @@ import copy
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import overload
-
-from textual.strip import Strip
 
 from acp_tui.core import clean
 from acp_tui.ui.render.layout import Line, Rows, blank
@@ -308,36 +305,3 @@ class MarkdownStream:
             (piece, number)
             for number, piece in enumerate(block.pieces(extra), start=block.published)
         ]
-
-
-class StripRows(Sequence[Strip]):
-    """Rows made of parts, each a list and how many of its rows count: O(1) to
-    build over a long, growing list of finished rows."""
-
-    def __init__(self, parts: list[tuple[Sequence[Strip], int]], *, complete: bool = True) -> None:
-        self._parts = [(rows, count) for rows, count in parts if count]
-        self._length = sum(count for _, count in self._parts)
-        #: False: the text is not all in yet (rendering ran out of time).
-        self.complete = complete
-
-    def __len__(self) -> int:
-        return self._length
-
-    @overload
-    def __getitem__(self, index: int) -> Strip: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Strip]: ...
-
-    def __getitem__(self, index: int | slice) -> Strip | Sequence[Strip]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._length))]
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError(index)
-        for rows, count in self._parts:
-            if index < count:
-                return rows[index]
-            index -= count
-        raise IndexError(index)

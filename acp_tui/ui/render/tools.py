@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.highlighter import JSONHighlighter
 from rich.segment import Segment
@@ -34,9 +34,11 @@ from acp_tui.ui.render.layout import (
     prefixed,
     shorten_left,
 )
-from acp_tui.ui.render.markdown import MarkdownRenderer
 from acp_tui.ui.render.options import RenderOptions
 from acp_tui.ui.render.styles import RenderStyles
+
+if TYPE_CHECKING:
+    from acp_tui.ui.render.markdown import MarkdownRenderer
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 #: Diff lines shown before "… N more lines" (unless expanded).

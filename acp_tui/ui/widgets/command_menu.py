@@ -14,14 +14,18 @@ import time
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.core import FileIndex, PathMatch, is_printable_name, one_line, visible_controls
+from acp_tui.core import is_printable_name, one_line, visible_controls
+
+if TYPE_CHECKING:
+    # Loaded at the first ``@``: the first frame needs no file index.
+    from acp_tui.core import FileIndex, PathMatch
 
 #: Rows of commands shown at once; more scroll.
 MAX_VISIBLE = 8
@@ -146,6 +150,8 @@ class PathSource:
 
         A file typed in full matches nothing, so that Enter sends the prompt.
         """
+        from acp_tui.core import FileIndex
+
         index = self.index
         if index is None or index.root != root:
             if index is not None:

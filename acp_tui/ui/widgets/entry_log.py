@@ -30,7 +30,7 @@ from acp_tui.ui.height_index import HeightIndex
 from acp_tui.ui.log_source import LogSource, entry_text, estimate_height
 from acp_tui.ui.lru import LRU
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
-from acp_tui.ui.render.streaming import StripRows
+from acp_tui.ui.render.long_text import StripRows
 from acp_tui.ui.reveal import RevealState
 from acp_tui.ui.widgets.log_follow import FOLLOW_THRESHOLD, FollowingScrollView
 from acp_tui.ui.widgets.log_reveal import LogReveal

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.screen import Screen
 from textual.widgets import TextArea
 
-from acp_tui.core import FileIndex, MentionToken, PathMatch, format_mention, mention_at
+from acp_tui.core import MentionToken, format_mention, mention_at
 from acp_tui.ui.widgets.command_menu import (
     CommandMenu,
     PathSource,
@@ -38,6 +38,11 @@ from acp_tui.ui.widgets.command_menu import (
     rank_commands,
 )
 from acp_tui.ui.widgets.prompt_extras import PromptExtras
+
+if TYPE_CHECKING:
+    # Loaded at the first ``@`` (command_menu.PathSource): the first frame
+    # needs no file index.
+    from acp_tui.core import FileIndex, PathMatch
 
 
 class PromptCompletion(PromptExtras):

@@ -27,7 +27,6 @@ from textual.widgets import TextArea
 
 from acp_tui.core import PromptCapabilities, image_label, pasted_image_paths
 from acp_tui.ui.history import HistoryBrowser, PromptHistory
-from acp_tui.ui.screens.history_search import HistorySearchScreen
 
 CHIP_LINES = 10
 CHIP_CHARS = 1000
@@ -144,6 +143,8 @@ class PromptExtras(TextArea):
 
     def action_search_history(self) -> None:
         """Ctrl+R: pick an earlier prompt (screens/history_search.py)."""
+        from acp_tui.ui.screens.history_search import HistorySearchScreen
+
         query = self.text if "\n" not in self.text else ""
 
         def chosen(text: str | None) -> None:
