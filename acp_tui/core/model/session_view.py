@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from acp_tui.core.model.entries import (
     AssistantEntry,
@@ -27,22 +27,13 @@ from acp_tui.core.model.entries import (
     ChunkType,
     Entry,
     ToolCallEntry,
+    ToolStatus,
     entry_from_wire,
 )
 
 #: Tool-call statuses as the wire shows them (``entry_from_wire`` reads a
 #: stored transcript, where an unfinished call is over: a live view keeps them).
-_TOOL_STATUSES = frozenset(
-    {
-        "pending",
-        "in_progress",
-        "completed",
-        "failed",
-        "waiting_for_confirmation",
-        "canceled",
-        "rejected",
-    }
-)
+_TOOL_STATUSES: frozenset[str] = frozenset(get_args(ToolStatus))
 
 #: Versions are unique across views: a log that shows several views caches
 #: by (position, version), and a position can change hands (entries removed).
