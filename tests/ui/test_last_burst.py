@@ -41,8 +41,8 @@ class GatedChannel:
 
 
 class GatedHost(LocalHost):
-    def attach(self) -> EventChannel:
-        self.gate = GatedChannel(self.host.attach())
+    def attach(self, capacity: int, text_budget: int) -> EventChannel:
+        self.gate = GatedChannel(super().attach(capacity, text_budget))
         return self.gate  # type: ignore[return-value]
 
     def detach(self, channel: EventChannel) -> None:
