@@ -46,7 +46,7 @@ class GatedHost(LocalHost):
         return self.gate  # type: ignore[return-value]
 
     def detach(self, channel: EventChannel) -> None:
-        self.host.detach(self.gate.channel)
+        super().detach(self.gate.channel)
 
 
 async def test_a_reply_that_arrives_after_the_turn_ended_is_still_revealed(
