@@ -48,9 +48,11 @@ if TYPE_CHECKING:
     from acp_tui.core.model.elicitation_form import ElicitationForm as ElicitationForm
     from acp_tui.core.model.elicitation_form import FormField as FormField
     from acp_tui.core.model.entries import AssistantEntry as AssistantEntry
+    from acp_tui.core.model.entries import ChangesEntry as ChangesEntry
     from acp_tui.core.model.entries import Chunk as Chunk
     from acp_tui.core.model.entries import Entry as Entry
     from acp_tui.core.model.entries import NoticeEntry as NoticeEntry
+    from acp_tui.core.model.entries import RewindEntry as RewindEntry
     from acp_tui.core.model.entries import ToolCallEntry as ToolCallEntry
     from acp_tui.core.model.entries import UserEntry as UserEntry
     from acp_tui.core.model.entries import entry_from_wire as entry_from_wire
@@ -75,6 +77,7 @@ if TYPE_CHECKING:
     from acp_tui.core.sessions import failures as failures
     from acp_tui.core.sessions.agent_spec import AgentSpec as AgentSpec
     from acp_tui.core.sessions.session import Session as Session
+    from acp_tui.core.sessions.turn_checkpoints import CheckpointSettings as CheckpointSettings
     from acp_tui.core.storage.agent_log import logs_dir as logs_dir
     from acp_tui.core.storage.history_store import DEFAULT_MAX_AGE_DAYS as DEFAULT_MAX_AGE_DAYS
     from acp_tui.core.storage.history_store import DEFAULT_MAX_SESSIONS as DEFAULT_MAX_SESSIONS
@@ -128,7 +131,10 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "MULTI": ("acp_tui.core.model.elicitation_form", "MULTI"),
     "MentionToken": ("acp_tui.core.prompting.mentions", "MentionToken"),
     "NUMBER": ("acp_tui.core.model.elicitation_form", "NUMBER"),
+    "ChangesEntry": ("acp_tui.core.model.entries", "ChangesEntry"),
     "NoticeEntry": ("acp_tui.core.model.entries", "NoticeEntry"),
+    "RewindEntry": ("acp_tui.core.model.entries", "RewindEntry"),
+    "CheckpointSettings": ("acp_tui.core.sessions.turn_checkpoints", "CheckpointSettings"),
     "PathMatch": ("acp_tui.core.prompting.file_index", "PathMatch"),
     "PromptCapabilities": ("acp_tui.core.prompting.mentions", "PromptCapabilities"),
     "READ_AHEAD": ("acp_tui.core.transport.framing", "READ_AHEAD"),
@@ -192,7 +198,9 @@ __all__ = [
     "AgentSpec",
     "AssistantEntry",
     "BadFrame",
+    "ChangesEntry",
     "ChannelClosed",
+    "CheckpointSettings",
     "Chunk",
     "Coalescer",
     "ElicitationForm",
@@ -211,6 +219,7 @@ __all__ = [
     "NoticeEntry",
     "PathMatch",
     "PromptCapabilities",
+    "RewindEntry",
     "Session",
     "SessionView",
     "Timeouts",

@@ -22,6 +22,7 @@ ErrorCode = Literal[
     "protocol_error",
     "shutting_down",
     "timeout",
+    "turn_running",
     "internal",
 ]
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from acp_tui import ACP_HOST_VERSION
+from acp_tui.core.checkpoint_commands import CheckpointCommands
 from acp_tui.core.errors import HostError
 from acp_tui.core.model.agent_markup import readable_title
 from acp_tui.core.model.budget import DEFAULT_BUDGET, Spill, TextBudget, default_spill_root
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from acp_tui.core.prompting.mentions import BuiltPrompt
     from acp_tui.core.sessions.elicitations import ElicitationBook
     from acp_tui.core.sessions.session import Session
+    from acp_tui.core.sessions.turn_checkpoints import CheckpointSettings
 
 Identity = tuple[AgentSpec, str]
 #: What the local history adds to an agent's session/list entry.
@@ -61,7 +63,7 @@ def load_connection_modules() -> None:
     importlib.import_module("acp_tui.core.sessions.session")
 
 
-class Host:
+class Host(CheckpointCommands):
     def __init__(
         self,
         *,
@@ -73,6 +75,7 @@ class Host:
         spill_root: Path | None = None,
         timeouts: Timeouts | None = None,
         logs: Path | None = None,
+        checkpoints: CheckpointSettings | None = None,
     ) -> None:
         self.hub = EventHub()
         #: Characters of text each session may hold; past it, large contents are
@@ -89,6 +92,8 @@ class Host:
         if history is not None:
             self.hub.subscribe(self.recordings.on_event)
         self._elicitations: ElicitationBook | None = None
+        self.checkpoint_settings = checkpoints  # (None: the defaults)
+        self.hub.subscribe(self._observe)
         self.connections: dict[str, AgentConnection] = {}
         #: Every session, by its id (the one registry; connections route through it).
         self.sessions = SessionRegistry()
@@ -270,17 +275,19 @@ class Host:
             session_id = f"{agent_session_id}@{connection.connection_id}"
         from acp_tui.core.sessions.session import Session
 
+        roots = [*self.extra_roots, *(Path(r).resolve() for r in allow_roots)]
         session = Session(
             session_id=session_id,
             agent_session_id=agent_session_id,
             link=connection,
             hub=self.hub,
             cwd=directory,
-            extra_roots=[*self.extra_roots, *(Path(r).resolve() for r in allow_roots)],
+            extra_roots=roots,
             base_env=self.base_env,
             cancel_grace=self.cancel_grace,
             budget=TextBudget(self.text_budget, Spill(self.spill_root / spill_name(session_id))),
             mcp_servers=mcp_servers,
+            checkpoints=self._turn_checkpoints([directory, *roots], session_id),
         )
         if setup is not None:
             session.adopt_setup(setup)

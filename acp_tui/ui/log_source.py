@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from acp_tui.core import AssistantEntry, Entry, NoticeEntry, ToolCallEntry, UserEntry
+from acp_tui.core import (
+    AssistantEntry,
+    ChangesEntry,
+    Entry,
+    NoticeEntry,
+    RewindEntry,
+    ToolCallEntry,
+    UserEntry,
+)
 
 
 class LogSource:
@@ -118,6 +126,10 @@ def estimate_height(entry: Entry, width: int) -> int:
         return 1 + sum(lines(c.text) if c.type == "message" else 1 for c in entry.chunks)
     if isinstance(entry, ToolCallEntry):
         return 2 + min(len(entry.content) * 4, 16) + (1 if entry.locations else 0)
+    if isinstance(entry, ChangesEntry):
+        return 2 + min(len(entry.files), 12) + len(entry.skipped)
+    if isinstance(entry, RewindEntry):
+        return 3 + min(len(entry.files), 12)
     return 1 + lines(entry.text)
 
 
@@ -127,6 +139,10 @@ def entry_text(entry: Entry) -> str:
         return entry.text
     if isinstance(entry, AssistantEntry):
         return "".join(c.text for c in entry.chunks if c.type == "message")
+    if isinstance(entry, ChangesEntry):
+        return "\n".join(f"{f.get('change')} {f.get('display')}" for f in entry.files)
+    if isinstance(entry, RewindEntry):
+        return "\n".join(f"{f.get('action')} {f.get('display')}" for f in entry.files)
     parts = [entry.title]
     for item in entry.content:
         if item.get("type") == "content":

@@ -156,7 +156,71 @@ class NoticeEntry:
         return {"kind": "notice", "level": self.level, "text": self.text}
 
 
-Entry = UserEntry | AssistantEntry | ToolCallEntry | NoticeEntry
+@dataclass(eq=False)
+class ChangesEntry:
+    """What one prompt turn changed in the session's folders, whoever made the
+    changes: the files that differ between the checkpoint taken before the
+    turn and the one taken after it.
+
+    Wire: ``{"kind": "changes", "turn": int|null, "checkpointId": str (after
+    the turn), "baseCheckpointId": str (before it), "files": [{"path",
+    "display", "change": "added"|"modified"|"deleted", "added"?, "removed"?,
+    "binary"?, "outside"?}], "skipped": [{"path", "reason"}]}``. ``outside``:
+    the file was most likely written by someone else while the turn ran (its
+    modification time is outside every tool call of the turn).
+    """
+
+    turn: int | None
+    checkpoint_id: str
+    base_checkpoint_id: str
+    files: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    version: int = 0
+    kind: Literal["changes"] = "changes"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "kind": "changes",
+            "turn": self.turn,
+            "checkpointId": self.checkpoint_id,
+            "baseCheckpointId": self.base_checkpoint_id,
+            "files": list(self.files),
+            "skipped": list(self.skipped),
+        }
+
+
+@dataclass(eq=False)
+class RewindEntry:
+    """Files put back as they were at a checkpoint. The conversation stays as
+    it is (ACP cannot rewind an agent's memory).
+
+    Wire: ``{"kind": "rewind", "checkpointId": str (restored), "turn":
+    int|null (the turn whose start it was), "undoCheckpointId": str (taken
+    just before: restoring it undoes this), "files": [{"path", "display",
+    "action": "restore"|"recreate"|"remove"}], "agentTold": bool (the next
+    prompt tells the agent)}``.
+    """
+
+    checkpoint_id: str
+    undo_checkpoint_id: str
+    turn: int | None = None
+    files: list[dict[str, Any]] = field(default_factory=list)
+    agent_told: bool = False
+    version: int = 0
+    kind: Literal["rewind"] = "rewind"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "kind": "rewind",
+            "checkpointId": self.checkpoint_id,
+            "turn": self.turn,
+            "undoCheckpointId": self.undo_checkpoint_id,
+            "files": list(self.files),
+            "agentTold": self.agent_told,
+        }
+
+
+Entry = UserEntry | AssistantEntry | ToolCallEntry | NoticeEntry | ChangesEntry | RewindEntry
 
 
 def describe_block(block: dict[str, Any]) -> str:
@@ -208,4 +272,28 @@ def entry_from_wire(wire: dict[str, Any]) -> Entry:
             level=level if level in ("info", "warning", "error") else "info",
             text=str(wire.get("text", "")),
         )
+    if kind == "changes":
+        return ChangesEntry(
+            turn=_int_or_none(wire.get("turn")),
+            checkpoint_id=str(wire.get("checkpointId", "")),
+            base_checkpoint_id=str(wire.get("baseCheckpointId", "")),
+            files=_objects(wire.get("files")),
+            skipped=_objects(wire.get("skipped")),
+        )
+    if kind == "rewind":
+        return RewindEntry(
+            checkpoint_id=str(wire.get("checkpointId", "")),
+            undo_checkpoint_id=str(wire.get("undoCheckpointId", "")),
+            turn=_int_or_none(wire.get("turn")),
+            files=_objects(wire.get("files")),
+            agent_told=wire.get("agentTold") is True,
+        )
     raise ValueError(f"unknown entry kind {kind!r}")
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []

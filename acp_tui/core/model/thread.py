@@ -36,11 +36,13 @@ from acp_tui.core.errors import HostError
 from acp_tui.core.model import events
 from acp_tui.core.model.entries import (
     AssistantEntry,
+    ChangesEntry,
     Chunk,
     ChunkType,
     Entry,
     NoticeEntry,
     NoticeLevel,
+    RewindEntry,
     ToolCallEntry,
     ToolStatus,
     UserEntry,
@@ -180,6 +182,10 @@ class Thread:
 
     def append_notice(self, level: NoticeLevel, text: str) -> Event:
         return self._append(NoticeEntry(level=level, text=text))
+
+    def append_record(self, entry: ChangesEntry | RewindEntry) -> Event:
+        """A record of the host's own about the session's files (checkpoints)."""
+        return self._append(entry)
 
     # -- tool calls ------------------------------------------------------
 

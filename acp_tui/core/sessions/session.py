@@ -33,7 +33,7 @@ from acp_tui.core.model import session_state
 from acp_tui.core.model.budget import TextBudget
 from acp_tui.core.model.channel import EventHub
 from acp_tui.core.model.coalesce import Coalescer
-from acp_tui.core.model.entries import Entry, NoticeLevel
+from acp_tui.core.model.entries import Entry, NoticeLevel, UserEntry
 from acp_tui.core.model.events import Event
 from acp_tui.core.model.session_state import SessionState
 from acp_tui.core.model.thread import Thread
@@ -41,6 +41,7 @@ from acp_tui.core.model.updates import Target, apply_update, is_reply_content, p
 from acp_tui.core.sessions import cancel_recovery, failures
 from acp_tui.core.sessions.permissions import PermissionWaiters, answer, new_request_id
 from acp_tui.core.sessions.tools import SessionTools
+from acp_tui.core.sessions.turn_checkpoints import TurnCheckpoints
 from acp_tui.core.transport import acp_protocol as acp
 from acp_tui.core.transport.timeouts import CANCEL_GRACE_SECONDS
 
@@ -86,6 +87,9 @@ class Turn:
     content_seen: bool = False
     #: The prompt request, when the turn ended without its answer (abandoned).
     outstanding: asyncio.Future[Any] | None = None
+    #: The turn's number in the session (its user entry's) and its prompt text.
+    number: int = 0
+    text: str = ""
 
 
 class Session:
@@ -102,6 +106,7 @@ class Session:
         cancel_grace: float = CANCEL_GRACE_SECONDS,
         budget: TextBudget | None = None,
         mcp_servers: list[dict[str, Any]] | None = None,
+        checkpoints: TurnCheckpoints | None = None,
     ) -> None:
         self.session_id = session_id
         self.agent_session_id = agent_session_id
@@ -134,6 +139,10 @@ class Session:
         self.budget = budget if budget is not None else TextBudget()
         self._target = Target(self.thread, self.state, self.budget, self.tools.shown_output)
         self._waiters = PermissionWaiters()
+        #: The folders recorded around each turn (None: not recorded).
+        self.checkpoints = checkpoints
+        #: Lines the next prompt tells the agent first (after a rewind).
+        self.agent_notes: list[str] = []
 
     # -- what it holds ---------------------------------------------------------
 
@@ -299,12 +308,18 @@ class Session:
         if self.turn is not None:
             raise HostError("invalid_params", "a turn is already running in this session")
         settling = self.settling
+        text = UserEntry(blocks).text
+        if self.agent_notes:  # shown in the user's entry too: what the agent was told
+            blocks = [*({"type": "text", "text": n} for n in self.agent_notes), *blocks]
+            self.agent_notes = []
         if not settling:
             self.commit(self.thread.append_user(blocks))
-        turn = Turn(first_index=len(self.thread) - (0 if settling else 1))
+        turn = Turn(first_index=len(self.thread) - (0 if settling else 1), text=text)
+        turn.number = sum(isinstance(e, UserEntry) for e in self.thread.entries) + settling
         self.turn = turn
         self._enter("running")
         try:
+            await self._checkpoint(turn, before=True)
             if settling:
                 # After a cancel: the prompt goes in once the agent has settled,
                 # so that anything late of the cancelled turn stays above it.
@@ -326,13 +341,16 @@ class Session:
             if self.turn is turn:
                 self.last_stop_reason = "cancelled"
             self._end(turn, "idle", stop_reason="cancelled")
+            self._in_background(self._checkpoint(turn, before=False))
             raise
         except HostError as exc:
             self._release(turn)
             if exc.code != "agent_exited" and not self._closed and self.turn is turn:
                 self.add_notice("error", self.describe_failure(exc))
+            await self._checkpoint(turn, before=False)
             self._end(turn, "error", message=exc.message)
             raise
+        await self._checkpoint(turn, before=False)
         if result is _ABANDONED:
             self.add_notice(
                 "warning",
@@ -344,6 +362,22 @@ class Session:
         if isinstance(result, dict) and isinstance(result.get("stopReason"), str):
             stop_reason = result["stopReason"]
         return self._finish(turn, stop_reason)
+
+    async def _checkpoint(self, turn: Turn, *, before: bool) -> None:
+        """The checkpoint before or after ``turn``; after it, its changes entry."""
+        if self.checkpoints is None or (self._closed and before):
+            return
+        entry = None
+        if before:
+            notes = await self.checkpoints.before_turn(turn.number, turn.text)
+        else:
+            entry, notes = await self.checkpoints.after_turn(turn.number, turn.text)
+        if self._closed:
+            return
+        if entry is not None:
+            self.commit(self.thread.append_record(entry))
+        for level, text in notes:
+            self.add_notice(level, text)
 
     async def _settled(self, turn: Turn) -> None:
         """Wait until the agent has settled after a cancel (or this turn is
@@ -542,7 +576,13 @@ class Session:
             self.turn = None
         self._closed = True
         self._enter("closed")
-        task = asyncio.ensure_future(self.tools.close())
+        self._in_background(self.tools.close())
+        if self.checkpoints is not None:
+            self._in_background(self.checkpoints.close())
+
+    def _in_background(self, job: Awaitable[None]) -> None:
+        """Work that goes on after its caller (awaited by :meth:`wait_closed`)."""
+        task = asyncio.ensure_future(job)
         self._closing_tasks.add(task)
         task.add_done_callback(self._closing_tasks.discard)
 

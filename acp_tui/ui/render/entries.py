@@ -19,8 +19,10 @@ from textual.strip import Strip
 
 from acp_tui.core import (
     AssistantEntry,
+    ChangesEntry,
     Entry,
     NoticeEntry,
+    RewindEntry,
     ToolCallEntry,
     UserEntry,
     clean,
@@ -41,6 +43,7 @@ from acp_tui.ui.render.styles import RenderStyles
 from acp_tui.ui.render.tools import ToolCallRenderer
 
 if TYPE_CHECKING:
+    from acp_tui.ui.render.changes import CheckpointRenderer
     from acp_tui.ui.render.markdown import MarkdownRenderer
     from acp_tui.ui.render.reply import ReplyRenderer
 
@@ -69,6 +72,7 @@ class EntryRenderer:
         self._markdown_renderer: MarkdownRenderer | None = None
         self._tool_renderer: ToolCallRenderer | None = None
         self._reply_renderer: ReplyRenderer | None = None
+        self._checkpoint_renderer: CheckpointRenderer | None = None
         self._theme_generation: int | None = None
 
     @property
@@ -84,6 +88,14 @@ class EntryRenderer:
         if self._tool_renderer is None:
             self._tool_renderer = ToolCallRenderer(self._painter, self._markdown)
         return self._tool_renderer
+
+    @property
+    def _checkpoints(self) -> CheckpointRenderer:
+        if self._checkpoint_renderer is None:
+            from acp_tui.ui.render.changes import CheckpointRenderer
+
+            self._checkpoint_renderer = CheckpointRenderer(self._painter, self._tools)
+        return self._checkpoint_renderer
 
     @property
     def _replies(self) -> ReplyRenderer:
@@ -148,6 +160,10 @@ class EntryRenderer:
             )
         elif isinstance(entry, ToolCallEntry):
             lines = self._tools.render(entry, options, inner)
+        elif isinstance(entry, ChangesEntry):
+            lines = self._checkpoints.changes(entry, options, inner)
+        elif isinstance(entry, RewindEntry):
+            lines = self._checkpoints.rewind(entry, options, inner)
         else:
             lines = self._notice(entry, styles, inner)
         if not lines:

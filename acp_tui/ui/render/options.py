@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from acp_tui.ui.render.styles import RenderStyles
 
@@ -24,3 +25,6 @@ class RenderOptions:
     selected: bool = False
     #: The session's working directory: paths inside it are shown relative.
     cwd: str | None = None
+    #: A changes entry, expanded: its files' diffs (ACP ``diff`` content items,
+    #: fetched from the host when it was expanded; None: not here yet).
+    details: Sequence[dict[str, Any]] | None = None

@@ -177,13 +177,14 @@ class ToolCallRenderer:
                 return self._markdown.render(clean(str(block.get("text") or "")), width, styles)
             return [self._painter.truncated(Text(block_label(block)), width, styles.chip)]
         if item_type == "diff":
-            return self._diff(item, options, width)
+            return self.diff(item, options, width)
         if item_type == "terminal":
             return self._terminal(item, options, width)
         label = Text(f"[{one_line(str(item_type or 'content'))}]")
         return [self._painter.truncated(label, width, styles.muted)]
 
-    def _diff(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:
+    def diff(self, item: dict[str, Any], options: RenderOptions, width: int) -> Rows:
+        """An ACP ``diff`` content item: the path with +/− counts, then the lines."""
         styles = options.styles
         old = item.get("oldText")
         new = item.get("newText")
