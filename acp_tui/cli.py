@@ -28,7 +28,7 @@ from acp_tui.agents import presets
 if TYPE_CHECKING:
     from acp_tui.agents.config import Config
     from acp_tui.agents.registry import Registry
-    from acp_tui.core import AgentSpec, HistoryStore, Timeouts
+    from acp_tui.core import AgentSpec, CheckpointSettings, HistoryStore, Timeouts
 
 EXIT_USAGE = 2
 #: --resume without an id / --continue (see acp_tui/ui/resume.py).
@@ -236,7 +236,13 @@ def main(argv: list[str] | None = None) -> int:
     prune_spill(default_spill_root(os.environ))  # (never raises)
     if args.headless:
         return run_headless(
-            spec, cwd.resolve(), roots, _history(config), config.timeouts, config.text_budget
+            spec,
+            cwd.resolve(),
+            roots,
+            _history(config),
+            config.timeouts,
+            config.text_budget,
+            checkpoints=config.checkpoints,
         )
     assert spec is not None
     from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
@@ -251,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         notices=config.problems,
         timeouts=config.timeouts,
         text_budget=config.text_budget,
+        checkpoints=config.checkpoints,
     )
 
 
@@ -280,6 +287,8 @@ def run_headless(
     history: HistoryStore | None,
     timeouts: Timeouts | None,
     text_budget: int,
+    *,
+    checkpoints: CheckpointSettings | None = None,
 ) -> int:
     # Imported here: --version and --list-agents start without them.
     import asyncio
@@ -291,7 +300,7 @@ def run_headless(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     os.chdir(cwd)
-    return asyncio.run(_serve(spec, roots, history, timeouts, text_budget))
+    return asyncio.run(_serve(spec, roots, history, timeouts, text_budget, checkpoints))
 
 
 async def _serve(
@@ -300,6 +309,7 @@ async def _serve(
     history: HistoryStore | None,
     timeouts: Timeouts | None,
     text_budget: int,
+    checkpoints: CheckpointSettings | None,
 ) -> int:
     import asyncio
     import contextlib
@@ -316,6 +326,7 @@ async def _serve(
         timeouts=timeouts,
         text_budget=text_budget,
         logs=logs_dir(),
+        checkpoints=checkpoints,
     )
     reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)

@@ -285,7 +285,7 @@ def test_wrong_shapes_for_whole_sections(tmp_path: Path) -> None:
         f"acp-tui: config {path} line 3: default_agent must be a string, an agent's name"
         " (got an integer); using 'demo'",
         f"acp-tui: config {path} line 4: unknown key 'x' (known: agents, default_agent, theme,"
-        " allow_roots, history, timeouts, registry, limits); ignoring it",
+        " allow_roots, history, timeouts, registry, limits, checkpoints); ignoring it",
     ]
 
 
@@ -503,4 +503,24 @@ def test_history_settings(tmp_path: Path) -> None:
         " least 1; ignoring it",
         f"acp-tui: config {path} line 4: unknown key 'history.keep' (known: enabled,"
         " max_sessions, max_age_days); ignoring it",
+    ]
+
+
+def test_checkpoint_settings(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("[checkpoints]\nenabled = false\nkeep = 20\nmax_file_mib = 0.5\n")
+    settings = load_config(path).checkpoints
+    assert (settings.enabled, settings.keep, settings.size_limit) == (False, 20, 2**19)
+    path.write_text('[checkpoints]\nenabled = 1\nkeep = 0\nmax_file_mib = "big"\nkept = 3\n')
+    config = load_config(path)
+    assert (config.checkpoints.enabled, config.checkpoints.keep) == (True, 200)
+    assert config.checkpoints.size_limit == 5 * 2**20
+    assert config.problems == [
+        f"acp-tui: config {path} line 2: checkpoints.enabled must be true or false; ignoring it",
+        f"acp-tui: config {path} line 3: checkpoints.keep must be a whole number of at least 1;"
+        " ignoring it",
+        f"acp-tui: config {path} line 4: checkpoints.max_file_mib must be a number of MiB"
+        " above 0; ignoring it",
+        f"acp-tui: config {path} line 5: unknown key 'checkpoints.kept' (did you mean 'keep'?);"
+        " ignoring it",
     ]

@@ -16,6 +16,10 @@
     session_text_mib = 64           # text a session keeps; past it, large
                                     # contents are cut (kept whole in files)
 
+    [checkpoints]                   # agents/config_checkpoints.py
+    enabled = true                  # /changes, /rewind
+    keep = 200
+
     [agents.mine]
     command = "node"                # no slash: looked up on PATH
     args = ["/opt/mine/agent.js", "--acp"]
@@ -47,11 +51,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.agents import presets
+from acp_tui.agents.config_checkpoints import CHECKPOINT_KEYS, checkpoint_settings
 from acp_tui.agents.config_text import decode_error, dotted_key, find_line, value_line
 from acp_tui.core import (
     DEFAULT_BUDGET,
     DEFAULT_MAX_AGE_DAYS,
     DEFAULT_MAX_SESSIONS,
+    CheckpointSettings,
     Timeouts,
     shown_path,
 )
@@ -70,6 +76,7 @@ TOP_LEVEL_KEYS = (
     "timeouts",
     "registry",
     "limits",
+    "checkpoints",
 )
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
@@ -181,6 +188,8 @@ class Config:
     registry: dict[str, RegistryAnswer] = field(default_factory=dict)
     #: ``[limits] session_text_mib``: characters of text a session keeps.
     text_budget: int = DEFAULT_BUDGET
+    #: ``[checkpoints]``: how the folders are recorded around each turn.
+    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
     #: Warnings for the user, one line each; the items they name were ignored.
     problems: list[str] = field(default_factory=list)
 
@@ -288,6 +297,9 @@ class _Loader:
             timeouts=self._timeouts(data.get("timeouts")),
             registry=self._registry(data.get("registry")),
             text_budget=self._limits(data.get("limits")),
+            checkpoints=checkpoint_settings(
+                data.get("checkpoints"), self.warn, lambda key: _hint(key, CHECKPOINT_KEYS)
+            ),
             problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
         )
 

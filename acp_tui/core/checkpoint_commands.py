@@ -14,27 +14,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.core.errors import HostError
-from acp_tui.core.sessions.turn_checkpoints import CheckpointSettings, TurnCheckpoints
+from acp_tui.core.sessions.turn_checkpoints import TurnCheckpoints
 
 if TYPE_CHECKING:
     from acp_tui.core.model.events import Event
     from acp_tui.core.sessions.registry import SessionRegistry
     from acp_tui.core.sessions.session import Session
+    from acp_tui.core.sessions.turn_checkpoints import CheckpointSettings
 
 
 class CheckpointCommands:
     """Checkpoint commands over the host's sessions."""
 
     sessions: SessionRegistry
-    #: How sessions record their folders around turns (None: the defaults).
+    #: How sessions record their folders around turns (None: they do not).
     checkpoint_settings: CheckpointSettings | None
 
     def session(self, session_id: str) -> Session:
         raise NotImplementedError  # the host's registry
 
-    def _turn_checkpoints(self, roots: Sequence[Path], session_id: str) -> TurnCheckpoints:
-        """A new session's checkpoints of its folders (``roots[0]``: its cwd)."""
-        return TurnCheckpoints(roots, session_id, self.checkpoint_settings or CheckpointSettings())
+    def _turn_checkpoints(self, roots: Sequence[Path], session_id: str) -> TurnCheckpoints | None:
+        """A new session's checkpoints of its folders (``roots[0]``: its cwd);
+        None when the host was made without checkpoint settings (an embedding
+        program's choice; the command line passes the config file's)."""
+        settings = self.checkpoint_settings
+        return None if settings is None else TurnCheckpoints(roots, session_id, settings)
 
     def _observe(self, event: Event) -> None:
         """Every committed event (a hub listener): the tool calls' running

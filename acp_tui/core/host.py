@@ -92,7 +92,7 @@ class Host(CheckpointCommands):
         if history is not None:
             self.hub.subscribe(self.recordings.on_event)
         self._elicitations: ElicitationBook | None = None
-        self.checkpoint_settings = checkpoints  # (None: the defaults)
+        self.checkpoint_settings = checkpoints  # (None: no checkpoints)
         self.hub.subscribe(self._observe)
         self.connections: dict[str, AgentConnection] = {}
         #: Every session, by its id (the one registry; connections route through it).

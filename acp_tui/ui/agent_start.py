@@ -24,6 +24,7 @@ from acp_tui.ui.host_link import AgentInfo, HostLink, NoticeLevel
 from acp_tui.ui.pickers import SettingsPicker
 from acp_tui.ui.resume import ResumeFlow
 from acp_tui.ui.revive import Revived, revive
+from acp_tui.ui.rewind_flow import CHECKPOINT_COMMANDS
 
 if TYPE_CHECKING:
     from acp_tui.core import AgentSpec
@@ -133,7 +134,7 @@ class AgentStart:
         if shown is not None and shown.replaces:  # carried on: not shown twice
             log.reset()
         log.sync()
-        surface.prompt.set_commands([*view.commands, EXPORT_COMMAND])
+        surface.prompt.set_commands([*view.commands, EXPORT_COMMAND, *CHECKPOINT_COMMANDS])
         surface.prompt.set_file_root(view.cwd)
         surface.prompt.set_prompt_capabilities(agent.prompt_capabilities)
         surface.plan_panel.entries = list(view.plan)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
@@ -56,6 +56,7 @@ from acp_tui.ui.permission_flow import PermissionFlow
 from acp_tui.ui.pickers import SessionCommands, SettingsPicker, session_status
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.resume import ResumeFlow, resume_hint
+from acp_tui.ui.rewind_flow import RewindFlow, parse_checkpoint_command, run_editor
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
 from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
 from acp_tui.ui.turns import Turns
@@ -66,7 +67,7 @@ from acp_tui.ui.widgets.queue_line import QueueLine
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
-    from acp_tui.core import AgentConnection, AgentSpec, Session
+    from acp_tui.core import AgentConnection, AgentSpec, CheckpointSettings, Session
 
 #: Events and characters of text queued for the screen before the agent waits.
 EVENTS_QUEUED = 1024
@@ -137,6 +138,7 @@ class AcpApp(App[int]):
         self.permissions = PermissionFlow(self, link)
         self.elicitations = ElicitationFlow(self, link)
         self.settings = SettingsPicker(self, link, self.conversation)
+        self.rewind = RewindFlow(self, link, self.conversation, self.turns)
         flow = None
         if resume:
             flow = ResumeFlow(self, link, self.conversation, cwd, spec.display_name, resume)
@@ -158,6 +160,7 @@ class AcpApp(App[int]):
         # reading the agent, rather than parsing a whole flood ahead of the screen.
         self._channel: EventChannel = link.attach(EVENTS_QUEUED, TEXT_QUEUED)
         self._last_ctrl_c = 0.0
+        self._last_escape_at = 0.0
         self._quitting = False
         #: When the user last changed the draft (a dialog opening then waits).
         self.last_typed = 0.0
@@ -363,6 +366,10 @@ class AcpApp(App[int]):
         if argument is not None:
             self.action_export(argument)
             return
+        command = parse_checkpoint_command(message.text)
+        if command is not None:
+            self.rewind.command(command)
+            return
         self.log_view.action_scroll_end()  # sending always shows the newest output
         self.turns.submit(message.text)
 
@@ -408,7 +415,26 @@ class AcpApp(App[int]):
         self.notify("Press Ctrl+C again to quit", timeout=DOUBLE_PRESS_SECONDS)
 
     async def action_cancel_turn(self) -> None:
-        await self.turns.cancel()
+        """Esc: cancel the running turn; pressed twice on an idle, empty
+        prompt, rewind (as in Claude Code)."""
+        if self.turns.running:
+            await self.turns.cancel()
+            return
+        now = time.monotonic()
+        if not self.prompt.text and now - self._last_escape_at < DOUBLE_PRESS_SECONDS:
+            self.rewind.command("rewind")
+            now = 0.0
+        self._last_escape_at = now
+
+    def on_entry_log_entry_action(self, message: EntryLog.EntryAction) -> None:
+        self.rewind.entry_action(message.index, message.entry, message.action)
+
+    def run_outside(self, argv: list[str]) -> int | None:
+        try:
+            with self.suspend():
+                return run_editor(argv)
+        except SuspendNotSupported:
+            return None
 
     async def action_cycle_mode(self) -> None:
         await self.settings.cycle_mode()
@@ -493,6 +519,7 @@ def run_tui(
     notices: list[str] | None = None,
     timeouts: Timeouts | None = None,
     text_budget: int = DEFAULT_BUDGET,
+    checkpoints: CheckpointSettings | None = None,
 ) -> int:
     host = Host(
         extra_roots=extra_roots,
@@ -500,6 +527,7 @@ def run_tui(
         timeouts=timeouts,
         text_budget=text_budget,
         logs=logs_dir(),
+        checkpoints=checkpoints,
     )
     app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume, notices=notices)
     code = run_guarded(app)

@@ -137,6 +137,32 @@ class HostLink(Protocol):
     def outside_paths(self, session_id: str, entry: ToolCallEntry) -> list[str]:
         """The paths ``entry`` touches outside the session's roots."""
 
+    # -- checkpoints (``checkpoint.*``) ------------------------------------------
+
+    async def list_checkpoints(self, session_id: str) -> list[dict[str, Any]]:
+        """``checkpoint.list``: the session's checkpoints, newest first."""
+
+    async def checkpoint_files(
+        self, session_id: str, old_id: str, new_id: str | None, paths: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Each file that differs from ``old_id`` to ``new_id`` (None: the tree
+        now), as an ACP ``diff`` content item with ``change`` and ``display``."""
+
+    async def plan_restore(
+        self, session_id: str, checkpoint_id: str, paths: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """``checkpoint.restore`` with ``dryRun``: what a restore would do."""
+
+    async def restore_checkpoint(
+        self,
+        session_id: str,
+        checkpoint_id: str,
+        paths: list[str] | None = None,
+        *,
+        tell_agent: bool = False,
+    ) -> dict[str, Any]:
+        """``checkpoint.restore``: ``{restored, checkpointId (to undo it), files}``."""
+
     # -- the end ------------------------------------------------------------------
 
     async def shutdown(self) -> None: ...

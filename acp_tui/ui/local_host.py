@@ -134,6 +134,33 @@ class LocalHost:
         session = self.host.sessions.get(session_id)
         return outside_paths(entry, session.tools.fence) if session is not None else []
 
+    # -- checkpoints ----------------------------------------------------------------
+
+    async def list_checkpoints(self, session_id: str) -> list[dict[str, Any]]:
+        return await self.host.list_checkpoints(session_id)
+
+    async def checkpoint_files(
+        self, session_id: str, old_id: str, new_id: str | None, paths: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        return await self.host.checkpoint_files(session_id, old_id, new_id, paths)
+
+    async def plan_restore(
+        self, session_id: str, checkpoint_id: str, paths: list[str] | None = None
+    ) -> list[dict[str, Any]]:
+        return await self.host.plan_restore(session_id, checkpoint_id, paths)
+
+    async def restore_checkpoint(
+        self,
+        session_id: str,
+        checkpoint_id: str,
+        paths: list[str] | None = None,
+        *,
+        tell_agent: bool = False,
+    ) -> dict[str, Any]:
+        return await self.host.restore_checkpoint(
+            session_id, checkpoint_id, paths, tell_agent=tell_agent
+        )
+
     # -- the end ------------------------------------------------------------------
 
     async def shutdown(self) -> None:

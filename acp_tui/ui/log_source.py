@@ -47,6 +47,12 @@ class LogSource:
             return 0
         return self._starts[-1] + len(self._segments[-1])
 
+    def last_reply(self) -> int | None:
+        """The index of the last assistant entry (None: there is none)."""
+        return next(
+            (i for i in range(len(self) - 1, -1, -1) if isinstance(self[i], AssistantEntry)), None
+        )
+
     def __getitem__(self, index: int) -> Entry:
         for start, segment in zip(reversed(self._starts), reversed(self._segments), strict=True):
             if index >= start:

@@ -62,6 +62,10 @@ class Surface(Protocol):
         """Run ``work`` beside the UI (``exclusive``: cancelling the group's
         earlier work)."""
 
+    def run_outside(self, argv: list[str]) -> int | None:
+        """Hand the terminal to a program (an editor) until it ends: its exit
+        status, or None when the terminal cannot be handed over."""
+
     async def painted(self) -> None:
         """Return once the first frame is on the terminal (Textual's Ready)."""
 

@@ -10,6 +10,7 @@ widget underneath (the prompt) when the screen is dismissed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -77,8 +78,7 @@ class ChoiceScreen(ModalScreen[str | None]):
         self.choices = choices
         self.current = current
 
-    def compose(self) -> ComposeResult:
-        options = []
+    def _options(self) -> Iterator[Option]:
         for n, choice in enumerate(self.choices, 1):
             key = f"{n} " if n <= 9 else "  "
             mark = "● " if choice.value == self.current else "  "
@@ -86,10 +86,12 @@ class ChoiceScreen(ModalScreen[str | None]):
             label = Content.assemble((key, "dim"), mark, (one_line(choice.label), "bold"))
             if choice.description:
                 label = Content.assemble(label, ("  " + one_line(choice.description), "dim"))
-            options.append(Option(label, id=str(n - 1)))
+            yield Option(label, id=str(n - 1))
+
+    def compose(self) -> ComposeResult:
         with Vertical(id="choice-dialog"):
             yield Static(one_line(self.title_text), id="choice-title", markup=False)
-            yield OptionList(*options)
+            yield OptionList(*self._options())
             yield Static("↑↓ move · Enter choose · 1-9 pick · Esc close", id="choice-help")
 
     def on_mount(self) -> None:

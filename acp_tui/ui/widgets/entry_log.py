@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.segment import Segment
 from textual import events
@@ -25,7 +25,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
-from acp_tui.core import AssistantEntry, Entry, ToolCallEntry
+from acp_tui.core import AssistantEntry, ChangesEntry, Entry, ToolCallEntry
 from acp_tui.ui.height_index import HeightIndex
 from acp_tui.ui.log_source import LogSource, entry_text, estimate_height
 from acp_tui.ui.lru import LRU
@@ -64,6 +64,12 @@ class EntryLog(FollowingScrollView, can_focus=True):
         Binding("j,shift+down", "cursor(1)", "Next entry", show=False),
         Binding("enter,space,o", "toggle_expand", "Expand", show=False),
         Binding("c", "copy", "Copy", show=False),
+        # On a changes entry: rewind its turn, restore one file, edit a file;
+        # on a rewind entry: undo it (ui/rewind_flow.py).
+        Binding("r", "entry_action('rewind')", "Rewind", show=False),
+        Binding("f", "entry_action('restore_file')", "Restore a file", show=False),
+        Binding("e", "entry_action('edit')", "Edit", show=False),
+        Binding("u", "entry_action('undo')", "Undo rewind", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -81,6 +87,15 @@ class EntryLog(FollowingScrollView, can_focus=True):
             self.text = text
             self.what = what
 
+    class EntryAction(Message):
+        """A key on an entry (``expanded``: a changes entry wants its diffs)."""
+
+        def __init__(self, index: int, entry: Entry, action: str) -> None:
+            super().__init__()
+            self.index = index
+            self.entry = entry
+            self.action = action
+
     def __init__(self, source: LogSource, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.source = source
@@ -89,6 +104,8 @@ class EntryLog(FollowingScrollView, can_focus=True):
         #: Rendered entries (how many times each was rendered is what AC-19 counts).
         self.render_count = 0
         self.expanded: set[int] = set()
+        #: Expanded changes entries: their files' diffs, once fetched.
+        self.details: dict[int, list[dict[str, Any]]] = {}
         self.cursor: int | None = None
         self.reveal = LogReveal()
         #: The session's working directory (paths inside it are shown relative).
@@ -259,6 +276,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
         self.reveal.clear()
         self._behind.clear()
         self.expanded.clear()
+        self.details.clear()
         self.cursor = None
         self._running_tools.clear()
         self._remeasure_all()
@@ -291,6 +309,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
             self._content_width(),
             self._theme_generation,
             index in self.expanded,
+            index in self.details,
             index == self.cursor,
             self._spinner_frame if index in self._running_tools else 0,
         )
@@ -310,6 +329,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
             reveal=self._shown(index, entry),
             selected=index == self.cursor,
             cwd=self.cwd,
+            details=self.details.get(index),
         )
         # A streaming reply renders for a bounded time a frame (the rest of
         # the frame is the screen's and the keyboard's); what is left, later.
@@ -536,6 +556,30 @@ class EntryLog(FollowingScrollView, can_focus=True):
             return
         self.expanded ^= {self.cursor}
         self.entry_changed(self.cursor, new_output=False)
+        entry = self.source[self.cursor]
+        wanted = self.cursor in self.expanded and self.cursor not in self.details
+        if wanted and isinstance(entry, ChangesEntry):
+            self.post_message(self.EntryAction(self.cursor, entry, "expanded"))
+
+    def select(self, index: int, *, expand: bool = False) -> None:
+        """Put the cursor on entry ``index`` (and expand it) and show it."""
+        old, self.cursor = self.cursor, index
+        if old is not None:
+            self.entry_changed(old, new_output=False)
+        if expand and index not in self.expanded:
+            self.action_toggle_expand()
+        self.entry_changed(index, new_output=False)
+        self._scroll_to_entry(index)
+
+    def action_entry_action(self, action: str) -> None:
+        if self.cursor is not None:
+            self.post_message(self.EntryAction(self.cursor, self.source[self.cursor], action))
+
+    def set_details(self, index: int, entry: Entry, details: list[dict[str, Any]]) -> None:
+        """The diffs of the changes entry at ``index`` (shown while expanded)."""
+        if index < len(self.source) and self.source[index] is entry:
+            self.details[index] = details
+            self.entry_changed(index, new_output=False)
 
     def on_click(self, event: events.Click) -> None:
         index, _ = self._index.locate(self.scroll_offset.y + event.y)
@@ -550,16 +594,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
                 self.entry_changed(changed, new_output=False)
 
     def action_copy(self) -> None:
-        target = self.cursor
-        if target is None:
-            target = next(
-                (
-                    i
-                    for i in range(len(self.source) - 1, -1, -1)
-                    if isinstance(self.source[i], AssistantEntry)
-                ),
-                None,
-            )
+        target = self.cursor if self.cursor is not None else self.source.last_reply()
         if target is None:
             self.notify("Nothing to copy yet", severity="warning")
             return
