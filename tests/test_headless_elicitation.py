@@ -281,7 +281,10 @@ async def test_cancelling_the_turn_cancels_its_question(headless: Any, tmp_path:
 async def test_a_question_after_the_cancel_is_closed_as_it_comes(
     headless: Any, tmp_path: Path
 ) -> None:
-    client = await headless()
+    # No checkpoint before the turn: the agent has the prompt when "running" comes.
+    config = tmp_path / "config.toml"
+    config.write_text("[checkpoints]\nenabled = false\n")
+    client = await headless(ACP_TUI_CONFIG=str(config))
     _, session_id = await open_session(client, tmp_path)
     turn = Turn(client, session_id, "ask-after-cancel")
     await turn.event("status-changed", status="running")

@@ -31,8 +31,11 @@ TIMEOUT_KEYS = {"initialize": "initialize", "session/new": "session_new"}
 
 
 def _config(tmp_path: Path, **seconds: float) -> Path:
+    """Timeouts; no checkpoints (a turn's prompt goes out at once, so a cancel
+    right after "running" reaches an agent that has it)."""
     path = tmp_path / "config.toml"
-    lines = ["[timeouts]", *(f"{key} = {value}" for key, value in seconds.items())]
+    lines = ["[checkpoints]", "enabled = false", "[timeouts]"]
+    lines += [f"{key} = {value}" for key, value in seconds.items()]
     path.write_text("\n".join(lines) + "\n")
     return path
 
