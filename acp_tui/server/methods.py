@@ -42,6 +42,23 @@ def _str_list(value: Any, key: str) -> list[str]:
     return value
 
 
+def _opt_bool(params: dict[str, Any], key: str) -> bool:
+    value = params.get(key, False)
+    if value is not True and value is not False:
+        raise HostError("invalid_params", f"{key} must be a boolean")
+    return value
+
+
+def _opt_paths(params: dict[str, Any], key: str) -> list[str] | None:
+    """``None`` when absent (every file); else a non-empty list of non-empty strings."""
+    value = params.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise HostError("invalid_params", f"{key} must be a non-empty list of non-empty strings")
+    return value
+
+
 def _agent_spec(value: Any) -> AgentSpec:
     if not isinstance(value, dict):
         raise HostError("invalid_params", "agent must be an object {command, args?, env?}")
@@ -89,6 +106,9 @@ class Methods:
             "session.snapshot": self.session_snapshot,
             "permission.decide": self.permission_decide,
             "elicitation.respond": self.elicitation_respond,
+            "checkpoint.list": self.checkpoint_list,
+            "checkpoint.diff": self.checkpoint_diff,
+            "checkpoint.restore": self.checkpoint_restore,
         }
 
     async def connection_open(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -207,3 +227,25 @@ class Methods:
             session_id=_opt_str(params, "sessionId"),
         )
         return {}
+
+    async def checkpoint_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"checkpoints": await self.host.list_checkpoints(_str(params, "sessionId"))}
+
+    async def checkpoint_diff(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id = _str(params, "sessionId")
+        checkpoint_id = _str(params, "checkpointId")
+        path = params.get("path")
+        if path is not None and (not isinstance(path, str) or not path):
+            raise HostError("invalid_params", "path must be a non-empty string")
+        return {"diff": await self.host.checkpoint_diff(session_id, checkpoint_id, path)}
+
+    async def checkpoint_restore(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id = _str(params, "sessionId")
+        checkpoint_id = _str(params, "checkpointId")
+        paths = _opt_paths(params, "paths")
+        tell_agent = _opt_bool(params, "tellAgent")
+        if _opt_bool(params, "dryRun"):
+            return {"files": await self.host.plan_restore(session_id, checkpoint_id, paths)}
+        return await self.host.restore_checkpoint(
+            session_id, checkpoint_id, paths, tell_agent=tell_agent
+        )

@@ -53,6 +53,8 @@ Each prompt's first text line is a command; the agent does exactly that:
                              (double fork + setsid); reply "pids=A,B,C", end;
                              with PATH, also write {"agent", "group", "children"}
                              there as JSON
+    steps JSON               a turn that writes, edits, deletes files and runs
+                             terminal commands, step by step (scripted/files.py)
     deaf PATH                end the turn, then stop reading stdin (the whole
                              agent blocks; it creates PATH.deaf then) until the
                              file PATH exists
@@ -127,6 +129,7 @@ from acp.schema import (
 from tests.agents.scripted.base import chunk
 from tests.agents.scripted.cancels import CancelCommands
 from tests.agents.scripted.client_calls import ClientCallCommands
+from tests.agents.scripted.files import FileCommands
 from tests.agents.scripted.permissions import PermissionCommands
 from tests.agents.scripted.processes import ProcessCommands
 from tests.agents.scripted.streams import StreamCommands
@@ -138,7 +141,12 @@ AUTH_METHODS = [
 
 
 class ScriptedAgent(
-    StreamCommands, CancelCommands, PermissionCommands, ClientCallCommands, ProcessCommands
+    StreamCommands,
+    CancelCommands,
+    PermissionCommands,
+    ClientCallCommands,
+    ProcessCommands,
+    FileCommands,
 ):
     """The session lifecycle; each prompt runs the ``do_<command>`` its first word names."""
 

@@ -41,6 +41,9 @@ M = TypeVar("M", bound=BaseModel)
 _RELEASED_MEMORY = 32
 #: Called with a terminal's id and its output as content shows it.
 OutputListener = Callable[[str, dict[str, Any]], None]
+#: Called with a key and True when the agent starts changing files through the
+#: host (an ``fs/write_text_file``, a terminal), False when that ends.
+ActivityListener = Callable[[str, bool], None]
 
 
 def _parse(model: type[M], params: Any) -> M:
@@ -60,6 +63,9 @@ class SessionTools:
     ) -> None:
         self.fence = fence
         self.on_output = on_output
+        #: Told of the agent's own work on files (checkpoints: who changed what).
+        self.on_activity: ActivityListener | None = None
+        self._writes = 0
         self.terminals = TerminalManager(base_env=base_env, on_change=self._terminal_changed)
         self._released: OrderedDict[str, TerminalSnapshot] = OrderedDict()
 
@@ -74,8 +80,18 @@ class SessionTools:
 
     async def write_text_file(self, params: Any) -> dict[str, Any]:
         request = _parse(WriteTextFileRequest, params)
-        await asyncio.to_thread(fs.write_text_file, self.fence, request.path, request.content)
+        self._writes += 1
+        key = f"write-{self._writes}"
+        self._active(key, True)
+        try:
+            await asyncio.to_thread(fs.write_text_file, self.fence, request.path, request.content)
+        finally:
+            self._active(key, False)
         return {}
+
+    def _active(self, key: str, busy: bool) -> None:
+        if self.on_activity is not None:
+            self.on_activity(key, busy)
 
     # -- terminal/* ------------------------------------------------------------
 
@@ -90,6 +106,7 @@ class SessionTools:
             cwd=cwd,
             output_byte_limit=request.output_byte_limit,
         )
+        self._active(f"terminal-{terminal_id}", True)  # until it is released
         return {"terminalId": terminal_id}
 
     async def terminal_output(self, params: Any) -> dict[str, Any]:
@@ -114,6 +131,7 @@ class SessionTools:
     async def release_terminal(self, params: Any) -> dict[str, Any]:
         request = _parse(ReleaseTerminalRequest, params)
         snapshot = await self.terminals.release(request.terminal_id)
+        self._active(f"terminal-{request.terminal_id}", False)
         self._released[request.terminal_id] = snapshot
         while len(self._released) > _RELEASED_MEMORY:
             self._released.popitem(last=False)

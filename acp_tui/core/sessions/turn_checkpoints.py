@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -95,6 +96,9 @@ class TurnCheckpoints:
         #: Running windows (wall clock) of the current turn's tool calls, by index.
         self._started: dict[int, float] = {}
         self._windows: list[tuple[float, float]] = []
+        #: Since when the agent's host writes and live terminals run, by key
+        #: (kept across turns: a terminal may outlive the turn that started it).
+        self._active: dict[str, float] = {}
 
     @property
     def available(self) -> bool:
@@ -130,7 +134,8 @@ class TurnCheckpoints:
         if engine is None:
             return None, []
         now = time.time()  # windows are compared with files' modification times
-        windows = [*self._windows, *((start, now) for start in self._started.values())]
+        running = [*self._started.values(), *self._active.values()]
+        windows = [*self._windows, *((start, now) for start in running)]
         try:
             after = await self._bounded(
                 partial(engine.take, "after-turn", turn=turn, prompt=prompt)
@@ -174,6 +179,18 @@ class TurnCheckpoints:
                 self._windows.append((start, clock))
         else:
             self._started.setdefault(index, clock)
+
+    def agent_active(self, key: str, busy: bool) -> None:
+        """The agent changes files through the host, inside a tool call or
+        not: an ``fs/write_text_file`` or a terminal (until released), by
+        ``key``. Its running time counts as a tool call's."""
+        clock = time.time()
+        if busy:
+            self._active.setdefault(key, clock)
+            return
+        start = self._active.pop(key, None)
+        if start is not None:
+            self._windows.append((start, clock))
 
     # -- reading and restoring ---------------------------------------------------------
 
@@ -311,7 +328,7 @@ class TurnCheckpoints:
     def _require(self) -> Checkpoints:
         engine = self._engine_or_none()
         if engine is None:
-            raise HostError("unsupported", self.reason or "checkpoints are off")
+            raise HostError("unsupported", self._pathless(self.reason or "checkpoints are off"))
         return engine
 
     def _explain(self) -> list[Note]:
@@ -346,7 +363,16 @@ class TurnCheckpoints:
         try:
             return await asyncio.to_thread(function, *args)
         except CheckpointError as error:
-            raise HostError(_code(error), str(error)) from None
+            raise HostError(_code(error), self._pathless(str(error))) from None
+
+    def _pathless(self, text: str) -> str:
+        """``text`` without an absolute path of the host (errors never show
+        one): a path in the roots relative to its root, any other by its name."""
+        roots = self.engine.roots if self.engine is not None else ()
+        for root in sorted(roots, key=lambda root: len(str(root)), reverse=True):
+            name = "the session's folder" if root == roots[0] else f"the folder {root.name}"
+            text = text.replace(str(root) + "/", "").replace(str(root), name)
+        return re.sub(r"(?<![\w.~])/[^\s:'\"()]+", lambda m: Path(m.group()).name or "/", text)
 
     def _prune(self, engine: Checkpoints) -> None:
         if self._pruning is not None and not self._pruning.done():
