@@ -47,7 +47,7 @@ def test_no_agent_escape_sequence_reaches_the_terminal(tmp_path: Path) -> None:
         # BEL: only as the end of Textual's own OSC 22 (the mouse pointer's shape).
         assert written.count(b"\x07") == len(re.findall(rb"\x1b\]22;[a-z-]*\x07", written))
         assert "\u202e".encode() not in written  # bidi override
-        # (The made-safe title itself is checked by Pilot in tests/ui/test_hostile_text.py: whether the
-        # status line had room for it when a frame was written depends on timing.)
+        # (The made-safe title is checked by Pilot, tests/ui/test_hostile_text.py:
+        # whether a frame showed it before the quit depends on timing.)
     finally:
         term.kill()

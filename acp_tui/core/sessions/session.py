@@ -139,8 +139,7 @@ class Session:
         self.budget = budget if budget is not None else TextBudget()
         self._target = Target(self.thread, self.state, self.budget, self.tools.shown_output)
         self._waiters = PermissionWaiters()
-        #: The folders recorded around each turn (None: not recorded); they are
-        #: told when the agent writes through the host or runs a terminal.
+        #: The folders recorded around each turn (None: not); told of host writes.
         self.checkpoints = checkpoints
         self.tools.on_activity = checkpoints.agent_active if checkpoints else None
         #: Lines the next prompt tells the agent first (after a rewind).
