@@ -630,7 +630,7 @@ def test_retention_prunes_the_oldest_and_keeps_restoring(project: Path, state: P
     checkpoints.restore(taken[1].checkpoint_id)
     assert (project / "counter.txt").read_text() == "1\n"
     assert not (project / "file4.txt").exists()
-    assert checkpoints.prune() == 1  # the restore's own checkpoint counts
+    assert checkpoints.prune() == 2  # the restore's own two checkpoints count
     repo = shadow_repo.ShadowRepo(project.resolve(), state, "git")
     repo.run("fsck", "--strict", "--no-dangling")
 
@@ -839,3 +839,27 @@ def test_a_state_folder_that_cannot_be_made_is_a_clear_error(tmp_path: Path) -> 
     checkpoints = Checkpoints([tmp_path / "root"], "s1", state_dir=tmp_path / "blocker" / "state")
     with pytest.raises(CheckpointError, match=r"checkpoint of .*root: .*Not a directory"):
         checkpoints.take("before-turn")
+
+
+def test_what_a_restore_wrote_is_not_an_edit_outside_the_turns(project: Path, state: Path) -> None:
+    checkpoints = Checkpoints([project], "s1", state_dir=state)
+    write(project, {"kept.txt": "v1\n"})
+    before = checkpoints.take("before-turn", turn=1)
+    write(project, {"kept.txt": "v2\n", "new.txt": "made by the turn\n"})
+    checkpoints.take("after-turn", turn=1)
+    undo = checkpoints.restore(before.checkpoint_id).checkpoint_id
+    # Undoing the rewind: every file it touches was written by the restore.
+    plan = checkpoints.plan_restore(undo)
+    assert {(p.rel, p.action) for p in plan.files} == {
+        ("kept.txt", "restore"),
+        ("new.txt", "recreate"),
+    }
+    assert not [p.rel for p in plan.files if p.edited_outside_turns]
+    # An edit after the restore is the user's: flagged.
+    write(project, {"kept.txt": "the user's\n"})
+    flagged = [p.rel for p in checkpoints.plan_restore(undo).files if p.edited_outside_turns]
+    assert flagged == ["kept.txt"]
+    assert [c.checkpoint.label for c in checkpoints.list_checkpoints()][:2] == [
+        "after-restore",
+        "before-restore",
+    ]

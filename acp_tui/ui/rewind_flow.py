@@ -24,7 +24,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from acp_tui.core import ChangesEntry, Entry, HostError, RewindEntry, UserEntry, one_line
-from acp_tui.ui.render.changes import plural
+from acp_tui.ui.render.changes import plural, rewind_title
 from acp_tui.ui.screens.choice import Choice, ChoiceScreen
 from acp_tui.ui.screens.restore_confirm import RestoreScreen
 
@@ -127,7 +127,7 @@ class RewindFlow:
         for index in range(len(view.entries) - 1, -1, -1):
             entry = view.entries[index]
             if isinstance(entry, RewindEntry):
-                title = f"Undo the rewind to before {turn_name(entry.turn)}"
+                title = f"Undo: {rewind_title(entry)}"
                 targets[str(index)] = (entry.undo_checkpoint_id, title)
                 choices.append(Choice(str(index), title, plural(len(entry.files), "file")))
             elif isinstance(entry, ChangesEntry):
@@ -167,7 +167,7 @@ class RewindFlow:
     async def _undo(self, index: int, entry: RewindEntry) -> None:
         view = self.conversation.current
         if view is not None:
-            title = f"Undo the rewind to before {turn_name(entry.turn)}"
+            title = f"Undo: {rewind_title(entry)}"
             await self._confirm(view, entry.undo_checkpoint_id, title)
 
     async def _restore_file(self, index: int, entry: ChangesEntry) -> None:

@@ -435,7 +435,7 @@ class Checkpoints:
         self._check()
         wanted = self._rels(paths)
         targets = self._commits(self._records(), checkpoint_id)
-        before_id = ""
+        before_id = after_id = ""
         created = 0.0
         files: list[PlannedFile] = []
         kept: list[Skipped] = []
@@ -459,6 +459,14 @@ class Checkpoints:
                     [item.rel for item in planned if item.action != "remove"],
                     [item.rel for item in planned if item.action == "remove"],
                 )
+                # What the restore wrote is known: no edit "outside the turns".
+                if not after_id:
+                    after_id = new_id()
+                tree, skipped = self._snapshot(repo)
+                meta = record_meta(
+                    after_id, "after-restore", time.time(), self.session_id, turn, None, skipped
+                )
+                repo.set_ref(after_id, repo.commit(tree, record_message(meta)), tree)
             files += planned
             kept += root_kept
         restored = tuple(item.path for item in files)
@@ -507,7 +515,8 @@ class Checkpoints:
         """Paths changed, from ``since[0]`` to ``now``, while no turn of this
         session ran. Every checkpoint of the root (any session's) bounds an
         interval; one is inside a turn from this session's ``before-turn`` to
-        its ``after-turn``."""
+        its ``after-turn``, and one from ``before-restore`` to ``after-restore``
+        is the restore's own writing."""
         in_turn = False
         pairs: list[tuple[str, str]] = []
         for i, (record, meta) in enumerate(since):
@@ -516,7 +525,13 @@ class Checkpoints:
                     in_turn = True
                 elif meta.get("label") == "after-turn":
                     in_turn = False
-            if not in_turn and i + 1 < len(since):
+            restoring = (
+                meta.get("session") == self.session_id
+                and meta.get("label") == "before-restore"
+                and i + 1 < len(since)
+                and since[i + 1][1].get("label") == "after-restore"
+            )
+            if not in_turn and not restoring and i + 1 < len(since):
                 pairs.append((since[i + 1][0].commit, record.commit))
         changed = {item.rel for raw in self._diff_pairs(repo, pairs) for item in raw}
         if not in_turn and since[-1][0].tree != now:

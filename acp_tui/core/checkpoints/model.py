@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from acp_tui.core.checkpoints.shadow_repo import GitError, RawChange, RefRecord
 
-Label = Literal["before-turn", "after-turn", "before-restore"]
+Label = Literal["before-turn", "after-turn", "before-restore", "after-restore"]
 ChangeKind = Literal["added", "modified", "deleted"]
 SkipReason = Literal[
     "too-large", "symlink-outside", "nested-repository", "unreadable", "special", "in-the-way"

@@ -198,7 +198,9 @@ class RewindEntry:
     int|null (the turn whose start it was), "undoCheckpointId": str (taken
     just before: restoring it undoes this), "files": [{"path", "display",
     "action": "restore"|"recreate"|"remove"}], "agentTold": bool (the next
-    prompt tells the agent)}``.
+    prompt tells the agent), "label": the restored checkpoint's label
+    ("before-turn", "after-turn", "before-restore": an earlier restore undone,
+    "after-restore")}``.
     """
 
     checkpoint_id: str
@@ -206,6 +208,7 @@ class RewindEntry:
     turn: int | None = None
     files: list[dict[str, Any]] = field(default_factory=list)
     agent_told: bool = False
+    label: str = "before-turn"
     version: int = 0
     kind: Literal["rewind"] = "rewind"
 
@@ -217,6 +220,7 @@ class RewindEntry:
             "undoCheckpointId": self.undo_checkpoint_id,
             "files": list(self.files),
             "agentTold": self.agent_told,
+            "label": self.label,
         }
 
 
@@ -287,6 +291,7 @@ def entry_from_wire(wire: dict[str, Any]) -> Entry:
             turn=_int_or_none(wire.get("turn")),
             files=_objects(wire.get("files")),
             agent_told=wire.get("agentTold") is True,
+            label=str(wire.get("label") or "before-turn"),
         )
     raise ValueError(f"unknown entry kind {kind!r}")
 

@@ -198,7 +198,8 @@ class TurnCheckpoints:
         """``checkpoint.list``: this session's checkpoints, newest first."""
         engine = self._require()
         listed = await self._run(engine.list_checkpoints)
-        return [self._listed(item) for item in listed]
+        # (after-restore only marks what a restore wrote: the tree is its target's)
+        return [self._listed(i) for i in listed if i.checkpoint.label != "after-restore"]
 
     async def diff(self, checkpoint_id: str, path: str | None) -> str:
         """``checkpoint.diff``: a unified diff from the checkpoint to the tree now."""
@@ -243,6 +244,7 @@ class TurnCheckpoints:
             turn=target.turn,
             files=[self._planned(item) for item in result.files],
             agent_told=tell_agent and bool(result.files),
+            label=target.label,
         )
         return entry, result, self._agent_note(entry, target.label) if entry.agent_told else None
 
@@ -252,6 +254,7 @@ class TurnCheckpoints:
             "before-turn": f"as they were before turn {entry.turn}",
             "after-turn": f"as they were after turn {entry.turn}",
             "before-restore": "as they were before an earlier restore (that restore is undone)",
+            "after-restore": "as an earlier restore left them",
         }.get(label, "as they were at an earlier checkpoint")
         names = ", ".join(f"{f['display']} ({f['action']})" for f in entry.files[:20])
         more = f" and {len(entry.files) - 20} more" if len(entry.files) > 20 else ""

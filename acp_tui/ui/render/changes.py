@@ -24,13 +24,30 @@ REWIND_ICON = "↶"
 FILE_LIMIT = 12
 CHANGE_LETTERS = {"added": "A", "modified": "M", "deleted": "D"}
 ACTION_WORDS = {"restore": "restored", "recreate": "brought back", "remove": "removed"}
-SKIP_REASONS = {"too_large": "over the size limit", "symlink_outside": "a link out of the folders"}
+SKIP_REASONS = {
+    "too-large": "over the size limit",
+    "symlink-outside": "a link out of the folders",
+    "nested-repository": "another git repository",
+    "unreadable": "unreadable",
+    "special": "not a regular file",
+}
 CHANGES_KEYS = "Enter diffs · e edit · f restore a file · r rewind this turn"
 REWIND_KEYS = "u undo this rewind"
 
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def rewind_title(entry: RewindEntry) -> str:
+    """What a rewind did, in a few words."""
+    turn = f"turn {entry.turn}" if entry.turn is not None else "a turn"
+    return {
+        "before-turn": f"Files restored to before {turn}",
+        "after-turn": f"Files restored to after {turn}",
+        "before-restore": "A rewind undone: files back as they were before it",
+        "after-restore": "Files restored to after an earlier rewind",
+    }.get(entry.label, "Files restored to an earlier checkpoint")
 
 
 class CheckpointRenderer:
@@ -127,19 +144,19 @@ class CheckpointRenderer:
     def rewind(self, entry: RewindEntry, options: RenderOptions, width: int) -> Rows:
         styles = options.styles
         body_width = max(1, width - 2)
-        where = f"before turn {entry.turn}" if entry.turn is not None else "an earlier checkpoint"
         head = assemble(
             (REWIND_ICON + " ", styles.tool_kind_icon),
-            (f"Files restored to {where}", styles.tool_title),
+            (rewind_title(entry), styles.tool_title),
             (f"  {plural(len(entry.files), 'file')}", styles.muted),
         )
         lines: Rows = [self._painter.truncated(head, width, styles.text)]
         body: Rows = []
         shown = entry.files if options.expanded else entry.files[:FILE_LIMIT]
+        name_width = min(max((len(str(f.get("display", ""))) for f in shown), default=0), 48)
         for item in shown:
             name = one_line(str(item.get("display") or item.get("path") or ""))
             word = ACTION_WORDS.get(str(item.get("action")), one_line(str(item.get("action"))))
-            line = assemble(name, (f"  {word}", styles.muted))
+            line = assemble(name.ljust(name_width), (f"  {word}", styles.muted))
             body.append(self._painter.truncated(line, body_width, styles.text))
         if len(shown) < len(entry.files):
             more = Text(f"… {len(entry.files) - len(shown)} more")
