@@ -267,7 +267,10 @@ class RewindFlow:
         if not text:
             text = next((e.text for e in view.entries[index::-1] if isinstance(e, UserEntry)), "")
         text = one_line(text)
-        return text if len(text) <= PROMPT_WIDTH else text[: PROMPT_WIDTH - 1] + "…"
+        text = text if len(text) <= PROMPT_WIDTH else text[: PROMPT_WIDTH - 1] + "…"
+        names = ", ".join(one_line(str(f.get("display"))) for f in entry.files[:4])
+        more = f" +{len(entry.files) - 4}" if len(entry.files) > 4 else ""
+        return f"“{text}”  {names}{more}" if text else names + more
 
     async def _pick_file(
         self, entry: ChangesEntry, title: str, *, existing: bool = False

@@ -102,10 +102,11 @@ class CheckpointRenderer:
             if item.get("binary"):
                 stats.append("  binary", styles.muted)
             else:
-                if item.get("added"):
-                    stats.append(f"  +{item['added']}", styles.status_done)
+                counts = [(f"+{item['added']}", styles.status_done)] if item.get("added") else []
                 if item.get("removed"):
-                    stats.append(f" −{item['removed']}", styles.status_failed)
+                    counts.append((f"−{item['removed']}", styles.status_failed))
+                for n, (count, style) in enumerate(counts):
+                    stats.append(("  " if n == 0 else " ") + count, style)
             if item.get("outside"):
                 stats.append("  ⚠ edited outside the agent's tools", styles.status_waiting)
             room = max(1, width - 2 - stats.cell_len)
