@@ -8,7 +8,7 @@ of the log's checkpoint entries.
   restore would do (the host's dry run: every file, those edited outside the
   turns flagged), and only the user's confirmation writes anything.
 - On a changes entry: ``r`` rewinds its turn, ``f`` restores one of its
-  files, ``e`` opens one in ``$VISUAL``/``$EDITOR``; expanding it fetches its
+  files, ``e`` opens one in ``$VISUAL``/``$EDITOR`` (else vi); expanding it fetches its
   diffs. On a rewind entry: ``u`` undoes it.
 
 A restore never runs while a turn does: the flow offers to cancel it first.
@@ -18,8 +18,6 @@ Everything goes through the host link; the log shows the committed entries.
 from __future__ import annotations
 
 import asyncio
-import os
-import shlex
 import subprocess
 from typing import TYPE_CHECKING
 
@@ -27,6 +25,7 @@ from acp_tui.core import ChangesEntry, Entry, HostError, RewindEntry, UserEntry,
 from acp_tui.ui.render.changes import plural, rewind_title
 from acp_tui.ui.screens.choice import Choice, ChoiceScreen
 from acp_tui.ui.screens.restore_confirm import RestoreScreen
+from acp_tui.ui.widgets.prompt_extras import editor_command
 
 if TYPE_CHECKING:
     from acp_tui.core import SessionView
@@ -182,20 +181,12 @@ class RewindFlow:
         path = await self._pick_file(entry, "Open which file?", existing=True)
         if path is None:
             return
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        if not editor:
-            self.surface.toast("Set $EDITOR (or $VISUAL) to open files from here", timeout=5)
-            return
-        try:
-            argv = [*shlex.split(editor), path]
-        except ValueError as exc:
-            self.surface.toast(f"$EDITOR: {exc}", severity="error")
-            return
+        argv = [*editor_command(), path]  # as Ctrl+G in the prompt: $VISUAL, $EDITOR, vi
         code = self.surface.run_outside(argv)
         if code is None:
             self.surface.toast("Cannot hand the terminal to an editor here", severity="error")
         elif code != 0:
-            self.surface.toast(f"{one_line(editor)} ended with status {code}", severity="warning")
+            self.surface.toast(f"{one_line(argv[0])} ended with status {code}", severity="warning")
 
     # -- the restore ------------------------------------------------------------------
 

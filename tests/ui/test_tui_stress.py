@@ -63,8 +63,13 @@ def _run(way: str, folder: Path) -> Run:
         if not tui.wait_for(report.exists, 60):
             return Run(way, False, [], "the agent never started its children")
         if way in ("ctrl+q", "ctrl+c twice"):
-            # Idle and empty: the turn is over once its reply is on screen.
-            if not tui.wait_for(lambda: tui.shows("pids="), 30):
+            # Idle and empty: the reply is on screen and, after it, the status
+            # line says "ready" (the turn's end checkpoint has been taken).
+            def idle() -> bool:
+                at = tui.output.find(b"pids=")
+                return at >= 0 and b"ready" in tui.output[at:]
+
+            if not tui.wait_for(idle, 30):
                 return Run(way, False, [], "the turn never ended")
         else:
             tui.type(b"slow 100000 0.002\r")  # output streams while it ends

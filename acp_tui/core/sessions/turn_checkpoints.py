@@ -338,7 +338,12 @@ class TurnCheckpoints:
         if self._explained or self.reason is None:
             return []
         self._explained = True
-        return [("info", f"{_sentence(self.reason)} Turns run as usual; /rewind is not available.")]
+        return [
+            (
+                "info",
+                f"{_sentence(self.reason)} Turns run as usual, with no checkpoints to rewind to.",
+            )
+        ]
 
     def _failed(self, error: CheckpointError) -> list[Note]:
         """A checkpoint failed: off for this session, said once."""

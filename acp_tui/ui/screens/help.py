@@ -40,6 +40,8 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Esc · Ctrl+C", "cancel the running turn"),
             ("Ctrl+C", "clear the prompt; twice on an empty prompt: quit"),
             ("Shift+Tab", "next mode"),
+            ("Esc Esc · /rewind", "(empty prompt) put the files back as before a turn"),
+            ("/changes", "what each turn changed in the files"),
         ],
     ),
     (
@@ -49,6 +51,7 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
             ("End (empty prompt) · Ctrl+End", "back to the newest output, and follow it"),
             ("Ctrl+Home", "the top"),
             ("Ctrl+L", "move into the log: j/k entries, Enter expands, c copies"),
+            ("r · f · e · u", "on a changes entry: rewind, one file, edit; undo a rewind"),
             ("Ctrl+T", "fold or unfold the plan"),
         ],
     ),
