@@ -59,15 +59,16 @@ def _run(way: str, folder: Path) -> Run:
     try:
         tui.wait_ready(60)
         report = folder / "tree.json"
+        typed = len(tui.output)
         tui.type(f"spawn-tree {report}\r".encode())
         if not tui.wait_for(report.exists, 60):
             return Run(way, False, [], "the agent never started its children")
         if way in ("ctrl+q", "ctrl+c twice"):
-            # Idle and empty: the reply is on screen and, after it, the status
-            # line says "ready" (the turn's end checkpoint has been taken).
+            # Idle and empty: the reply is on screen and the status line last
+            # said "ready" (the turn's end checkpoint has been taken).
             def idle() -> bool:
-                at = tui.output.find(b"pids=")
-                return at >= 0 and b"ready" in tui.output[at:]
+                out = tui.output
+                return b"pids=" in out[typed:] and out.rfind(b"ready") > out.rfind(b"running")
 
             if not tui.wait_for(idle, 30):
                 return Run(way, False, [], "the turn never ended")
