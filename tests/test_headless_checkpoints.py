@@ -326,7 +326,7 @@ async def test_tell_agent_puts_the_note_before_the_next_prompt(
     assert [b["type"] for b in blocks] == ["text", "text"]
     note = blocks[0]["text"]
     assert note.startswith("[acp-tui: the user restored files as they were before turn 1:")
-    assert "later.txt (remove)" in note and str(tmp_path) not in note
+    assert "later.txt (removed)" in note and str(tmp_path) not in note
     assert blocks[1] == {"type": "text", "text": "second"}
     users = appended(client, session_id, "user")
     assert users[-1]["content"][0]["text"] == note  # the log shows what the agent was told

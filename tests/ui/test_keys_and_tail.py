@@ -103,12 +103,12 @@ async def test_f1_and_question_mark_open_the_help(tmp_path: Path) -> None:
         await pilot.press("f1")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         shown = painted(app)
-        for words in ("Ctrl+P", "Ctrl+L", "Ctrl+R", "Ctrl+G", "Esc · Ctrl+C"):
+        for words in ("Ctrl+L", "Ctrl+R", "Ctrl+G", "Esc · Ctrl+C", "Esc Esc · /rewind"):
             assert words in shown
         await pilot.press("pagedown", "pagedown", "pagedown")  # its PgDn, not the log's
         await pilot.pause()
         shown = painted(app)
-        assert "/export" in shown and "Agent log" in shown
+        assert "Ctrl+P" in shown and "/export" in shown and "Agent log" in shown
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
         await pilot.press("question_mark")  # on an empty prompt: the help, not a "?"

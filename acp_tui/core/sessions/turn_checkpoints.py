@@ -256,12 +256,15 @@ class TurnCheckpoints:
             "before-restore": "as they were before an earlier restore (that restore is undone)",
             "after-restore": "as an earlier restore left them",
         }.get(label, "as they were at an earlier checkpoint")
-        names = ", ".join(f"{f['display']} ({f['action']})" for f in entry.files[:20])
+        done = {"restore": "restored", "recreate": "brought back", "remove": "removed"}
+        names = ", ".join(
+            f"{f['display']} ({done.get(f['action'], f['action'])})" for f in entry.files[:20]
+        )
         more = f" and {len(entry.files) - 20} more" if len(entry.files) > 20 else ""
         return (
             f"[acp-tui: the user restored files {where}: {names}{more}. "
             "What you remember of those files may be out of date; read them again before "
-            "editing them.]"
+            "editing them.]\n\n"
         )
 
     async def close(self) -> None:
