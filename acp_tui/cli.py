@@ -258,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         timeouts=config.timeouts,
         text_budget=config.text_budget,
         checkpoints=config.checkpoints,
+        notifications=config.notifications,
     )
 
 

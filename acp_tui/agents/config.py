@@ -16,6 +16,9 @@
     session_text_mib = 64           # text a session keeps; past it, large
                                     # contents are cut (kept whole in files)
 
+    [notifications]                 # agents/config_notifications.py
+    bell = false
+
     [checkpoints]                   # agents/config_checkpoints.py
     enabled = true                  # /changes, /rewind
     keep = 200
@@ -52,6 +55,11 @@ from typing import TYPE_CHECKING, Any
 
 from acp_tui.agents import presets
 from acp_tui.agents.config_checkpoints import CHECKPOINT_KEYS, checkpoint_settings
+from acp_tui.agents.config_notifications import (
+    NOTIFICATION_KEYS,
+    NotificationSettings,
+    notification_settings,
+)
 from acp_tui.agents.config_text import decode_error, dotted_key, find_line, value_line
 from acp_tui.core import (
     DEFAULT_BUDGET,
@@ -77,6 +85,7 @@ TOP_LEVEL_KEYS = (
     "registry",
     "limits",
     "checkpoints",
+    "notifications",
 )
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
@@ -190,6 +199,8 @@ class Config:
     text_budget: int = DEFAULT_BUDGET
     #: ``[checkpoints]``: how the folders are recorded around each turn.
     checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
+    #: ``[notifications]``: bell, desktop notification, window title (ui/attention.py).
+    notifications: NotificationSettings = field(default_factory=NotificationSettings)
     #: Warnings for the user, one line each; the items they name were ignored.
     problems: list[str] = field(default_factory=list)
 
@@ -299,6 +310,9 @@ class _Loader:
             text_budget=self._limits(data.get("limits")),
             checkpoints=checkpoint_settings(
                 data.get("checkpoints"), self.warn, lambda key: _hint(key, CHECKPOINT_KEYS)
+            ),
+            notifications=notification_settings(
+                data.get("notifications"), self.warn, lambda key: _hint(key, NOTIFICATION_KEYS)
             ),
             problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
         )

@@ -27,6 +27,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import TextArea
 
+from acp_tui.agents.config_notifications import NotificationSettings
 from acp_tui.core import (
     DEFAULT_BUDGET,
     Event,
@@ -40,6 +41,7 @@ from acp_tui.core import (
     one_line,
 )
 from acp_tui.ui.agent_start import AgentStart
+from acp_tui.ui.attention import Attention
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.conversation import Conversation
 from acp_tui.ui.elicitation_flow import ElicitationFlow
@@ -111,6 +113,7 @@ class AcpApp(App[int]):
         resume: str | None = None,
         notices: list[str] | None = None,
         prompt_history: PromptHistory | None = None,
+        notifications: NotificationSettings | None = None,
     ) -> None:
         super().__init__()
         #: What was sent in this project, kept across runs (ui/history.py).
@@ -139,6 +142,13 @@ class AcpApp(App[int]):
         self.elicitations = ElicitationFlow(self, link)
         self.settings = SettingsPicker(self, link, self.conversation)
         self.rewind = RewindFlow(self, link, self.conversation, self.turns)
+        #: The bell, desktop notifications and the window title (ui/attention.py).
+        self.attention = Attention(
+            self._write_terminal,
+            self.bell,
+            queued=lambda: bool(self.turns.queued),
+            settings=notifications,
+        )
         flow = None
         if resume:
             flow = ResumeFlow(self, link, self.conversation, cwd, spec.display_name, resume)
@@ -321,7 +331,22 @@ class AcpApp(App[int]):
         await pump_events(self._channel, self._handle)
 
     def _handle(self, event: Event) -> None:
+        agent = self.conversation.agent
+        self.attention.on_event(event, agent.name if agent else self.spec.display_name)
         self.events.handle(event)
+
+    def on_app_focus(self) -> None:
+        self.attention.focus_changed(True)
+
+    def on_app_blur(self) -> None:
+        self.attention.focus_changed(False)
+
+    def _write_terminal(self, sequence: str) -> None:
+        """Write an escape sequence of acp-tui's own (never an agent's text)."""
+        driver = self._driver
+        if driver is not None and not self._quitting:
+            driver.write(sequence)
+            driver.flush()
 
     # -- status --------------------------------------------------------------------
 
@@ -520,6 +545,7 @@ def run_tui(
     timeouts: Timeouts | None = None,
     text_budget: int = DEFAULT_BUDGET,
     checkpoints: CheckpointSettings | None = None,
+    notifications: NotificationSettings | None = None,
 ) -> int:
     host = Host(
         extra_roots=extra_roots,
@@ -529,7 +555,15 @@ def run_tui(
         logs=logs_dir(),
         checkpoints=checkpoints,
     )
-    app = AcpApp(spec, cwd=cwd, host=host, theme=theme, resume=resume, notices=notices)
+    app = AcpApp(
+        spec,
+        cwd=cwd,
+        host=host,
+        theme=theme,
+        resume=resume,
+        notices=notices,
+        notifications=notifications,
+    )
     code = run_guarded(app)
     # Only after a normal quit: after a signal or a lost terminal nobody may
     # be reading it (a write could block).
