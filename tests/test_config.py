@@ -285,7 +285,8 @@ def test_wrong_shapes_for_whole_sections(tmp_path: Path) -> None:
         f"acp-tui: config {path} line 3: default_agent must be a string, an agent's name"
         " (got an integer); using 'demo'",
         f"acp-tui: config {path} line 4: unknown key 'x' (known: agents, default_agent, theme,"
-        " allow_roots, history, timeouts, registry, limits, checkpoints); ignoring it",
+        " allow_roots, history, timeouts, registry, limits, checkpoints, notifications);"
+        " ignoring it",
     ]
 
 
@@ -523,4 +524,24 @@ def test_checkpoint_settings(tmp_path: Path) -> None:
         " above 0; ignoring it",
         f"acp-tui: config {path} line 5: unknown key 'checkpoints.kept' (did you mean 'keep'?);"
         " ignoring it",
+    ]
+
+
+def test_notification_settings(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("[notifications]\nbell = false\ntitle = false\n")
+    settings = load_config(path).notifications
+    assert (settings.bell, settings.title, settings.desktop, settings.needs_you) == (
+        False,
+        False,
+        True,
+        True,
+    )
+    path.write_text('[notifications]\nbell = "loud"\nbells = true\n')
+    config = load_config(path)
+    assert config.notifications.bell is True
+    assert config.problems == [
+        f"acp-tui: config {path} line 2: notifications.bell must be true or false; ignoring it",
+        f"acp-tui: config {path} line 3: unknown key 'notifications.bells' (did you mean"
+        " 'bell'?); ignoring it",
     ]
