@@ -278,6 +278,7 @@ class AcpApp(App[int]):
         self.theme = wanted
         keep_picked_themes(self, wanted)
         self.prompt.focus()
+        self.prompt.set_queue_recall(self.turns.take_last)
         for text in self._startup_notices:
             self.starter.notice("warning", text)
         self._ui_loop = asyncio.get_running_loop()
@@ -386,7 +387,7 @@ class AcpApp(App[int]):
             log.follow_key = key
             log.refresh()
 
-    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         argument = parse_local_command(message.text)
         if argument is not None:
             self.action_export(argument)
@@ -396,7 +397,10 @@ class AcpApp(App[int]):
             self.rewind.command(command)
             return
         self.log_view.action_scroll_end()  # sending always shows the newest output
-        self.turns.submit(message.text)
+        if message.steer:
+            await self.turns.steer(message.text)
+        else:
+            self.turns.submit(message.text)
 
     # -- actions -------------------------------------------------------------------
 

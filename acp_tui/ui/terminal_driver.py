@@ -17,6 +17,11 @@ _writer_thread.py), seen when the terminal closes while the app runs
 * A hang-up brings ``SIGCONT`` with ``SIGHUP``, and Textual's ``SIGCONT``
   handler restarts application mode although it was never suspended (a
   second writer and input thread). Here it resumes only after a suspend.
+* Alt+Enter: a terminal without the kitty keyboard protocol sends it as ESC
+  CR, which Textual's parser reads as a plain ``enter`` (the Alt is dropped).
+  Here the input thread reads with :class:`AltEnterParser`, which makes ESC
+  CR the ``alt+enter`` key that kitty-protocol terminals send as
+  ``CSI 13;3u`` (Alt+Enter steers a turn: see ui/turns.py).
 """
 
 from __future__ import annotations
@@ -24,11 +29,17 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import selectors
 import termios
 import threading
-from collections.abc import Callable
+from codecs import getincrementaldecoder
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
+from textual import events
+from textual._loop import loop_last
+from textual._parser import ParseError
+from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
 #: How long closing the driver waits for the writer thread to finish.
@@ -75,6 +86,15 @@ class LossTolerantOutput:
 
     def isatty(self) -> bool:
         return True
+
+
+class AltEnterParser(XTermParser):
+    """Textual's parser, reading ESC CR as ``alt+enter`` (see the module doc)."""
+
+    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        if sequence == "\x1b\r":
+            return [events.Key("alt+enter", None)]
+        return super()._sequence_to_key_events(sequence, alt)
 
 
 class SafeLinuxDriver(LinuxDriver):
@@ -127,3 +147,35 @@ class SafeLinuxDriver(LinuxDriver):
         with contextlib.suppress(queue.Full):
             writer._queue.put(None, timeout=CLOSE_WAIT)
         writer.join(CLOSE_WAIT)
+
+    def run_input_thread(self) -> None:
+        """Textual 8.2.8's LinuxDriver.run_input_thread, with :class:`AltEnterParser`."""
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        fileno = self.fileno
+        parser = AltEnterParser(self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+
+        def process_selector_events(
+            selector_events: list[tuple[selectors.SelectorKey, int]], final: bool = False
+        ) -> None:
+            for last, (_selector_key, mask) in loop_last(selector_events):
+                if mask & selectors.EVENT_READ:
+                    unicode_data = decode(os.read(fileno, 1024 * 4), final=final and last)
+                    if not unicode_data:
+                        break  # stdin is piped
+                    for event in parser.feed(unicode_data):
+                        self.process_message(event)
+            for event in parser.tick():
+                self.process_message(event)
+
+        try:
+            while not self.exit_event.is_set():
+                process_selector_events(selector.select(0.1))
+            selector.unregister(self.fileno)
+            process_selector_events(selector.select(0.1), final=True)
+        finally:
+            selector.close()
+            with contextlib.suppress(EOFError, ParseError):
+                for _event in parser.feed(""):
+                    pass

@@ -5,6 +5,11 @@ events handled so far); what is on its way is known here: the prompt handed
 to the host and not in the log yet. After a cancel the host holds a prompt
 back until the agent has settled (``status-changed: running`` then comes
 before its user entry): the queue line says so until the entry shows.
+
+Steering (Alt+Enter) puts a prompt at the head of the queue and cancels the
+running turn: the host settles the cancelled turn, then this prompt is the
+next one sent; what was queued before it follows. Up on an empty prompt
+takes the last queued prompt back into the draft (:meth:`Turns.take_last`).
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ class Turns:
         self._sending = False
         #: A cancel of the running turn was asked for.
         self.cancelling = False
+        #: A steer came while a prompt was on its way: cancel its turn once it runs.
+        self._cancel_when_running = False
 
     @property
     def running(self) -> bool:
@@ -59,6 +66,26 @@ class Turns:
         self.queued.append(text)
         self.surface.refresh_status()
         self.send_next()
+
+    async def steer(self, text: str) -> None:
+        """Send ``text`` next, ahead of the queue, cancelling the running turn
+        (idle: as :meth:`submit`, but still ahead of anything queued)."""
+        self.queued.insert(0, text)
+        self.surface.refresh_status()
+        if self.running:
+            await self.cancel()
+        elif self._sending:
+            # Handed to the host, not running yet: its turn is the one to cancel.
+            self._cancel_when_running = True
+        self.send_next()
+
+    def take_last(self) -> str | None:
+        """The last queued prompt, out of the queue (Up on an empty prompt)."""
+        if not self.queued:
+            return None
+        text = self.queued.pop()
+        self.surface.refresh_status()
+        return text
 
     def send_next(self) -> None:
         if not self.queued or self._starting() or self._sending:
@@ -86,6 +113,7 @@ class Turns:
                 self.surface.toast(exc.message, severity="error", timeout=8)
         finally:
             self._sending, self._sent, self.handing_over = False, None, None
+            self._cancel_when_running = False
             self.surface.refresh_status()
             self.send_next()
 
@@ -108,6 +136,9 @@ class Turns:
             self.surface.plan_panel.entries = []
             # Running before its user entry: the host waits for the agent to settle.
             self.handing_over = self._sent
+            if self._cancel_when_running:
+                self._cancel_when_running = False
+                self.surface.in_background(self.cancel(), group="cancel")
         else:
             # A reply still being revealed goes on: the last burst of a turn
             # is revealed like the rest (scrolling away still shows it whole).

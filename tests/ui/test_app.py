@@ -10,7 +10,7 @@ from textual.widgets import Static
 from acp_tui.core.model.entries import AssistantEntry, NoticeEntry, ToolCallEntry
 from acp_tui.ui.screens.permission import PermissionScreen
 from tests.fake_agents import agent_spec, demo_spec
-from tests.ui.helpers import make_app, ready, screen_text, send, submit, turn, until
+from tests.ui.helpers import make_app, painted, ready, screen_text, send, submit, turn, until
 
 
 def replies(app) -> list[str]:  # type: ignore[no-untyped-def]
@@ -177,7 +177,7 @@ async def test_prompts_sent_during_a_turn_are_queued_then_sent(tmp_path: Path) -
         await send(pilot, "echo queued one")
         await pilot.pause()
         assert app.queued == ["echo queued one"]
-        assert "queued: echo queued one" in str(app.query_one("#queue").render())
+        assert "queued: echo queued one" in painted(app)
         assert "1 queued" in str(app.query_one("#status").render())
         await pilot.press("escape")
         await until(pilot, lambda: bool(replies(app)) and replies(app)[-1] == "queued one ")

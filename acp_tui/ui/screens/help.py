@@ -25,7 +25,9 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
         "Prompt",
         [
             ("Enter", "send (queued while a turn runs)"),
+            ("Alt+Enter", "steer: cancel the turn, send this first"),
             ("Ctrl+J · Shift+Enter", "new line"),
+            ("Up (empty prompt)", "edit the last queued prompt"),
             ("Up / Down", "earlier prompts (kept per project)"),
             ("Ctrl+R", "search earlier prompts"),
             ("Ctrl+G", "edit the prompt in $EDITOR"),

@@ -6,8 +6,12 @@ Key map (while the input has focus):
 ==========================  ===============================================
 Enter                       send (``Submitted``), or accept the highlighted
                             entry while the menu is open (see below)
-Shift+Enter, Ctrl+J,        insert a newline (most terminals send plain
-Alt+Enter                   Enter for Shift+Enter; Ctrl+J always works)
+Alt+Enter                   steer: ``Submitted`` with ``steer`` set (the app
+                            cancels the turn and sends this one first)
+Shift+Enter, Ctrl+J         insert a newline (most terminals send plain
+                            Enter for Shift+Enter; Ctrl+J always works)
+Up (empty prompt, queued)   the last queued prompt back into the draft
+                            (:meth:`PromptInput.set_queue_recall`)
 Up (first visual row)       previous history entry; the draft is kept
 Down (last visual row)      next history entry; past the newest, the draft
 Up/Down elsewhere           move the cursor (soft-wrapped rows included)
@@ -75,6 +79,7 @@ from the focused widget up to the App):
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -114,21 +119,24 @@ class PromptInput(PromptCompletion):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("shift+enter,ctrl+j,alt+enter", "newline", "Newline", show=False),
+        Binding("shift+enter,ctrl+j", "newline", "Newline", show=False),
+        Binding("alt+enter", "submit(True)", "Steer", show=False),
         Binding("ctrl+r", "search_history", "Search history", show=False),
         Binding("ctrl+g", "edit_in_editor", "Edit in $EDITOR", show=False),
         Binding("ctrl+o", "expand_pastes", "Expand pastes", show=False),
     ]
 
     class Submitted(Message):
-        """Posted when the user sends a non-blank prompt with Enter."""
+        """Posted when the user sends a non-blank prompt with Enter (or Alt+Enter)."""
 
-        def __init__(self, prompt_input: PromptInput, text: str) -> None:
+        def __init__(self, prompt_input: PromptInput, text: str, *, steer: bool = False) -> None:
             super().__init__()
             self.input: PromptInput = prompt_input
             """The input that sent the prompt."""
             self.text: str = text
             """The prompt, trailing whitespace stripped; never blank."""
+            self.steer: bool = steer
+            """Alt+Enter: send it now, ahead of the queue (cancelling the turn)."""
 
         @property
         def control(self) -> PromptInput:
@@ -168,6 +176,7 @@ class PromptInput(PromptCompletion):
         self._capabilities: PromptCapabilities | None = None
         self._images: dict[str, Path] = {}
         self._chips = PasteChips()
+        self._queue_recall: Callable[[], str | None] | None = None
 
     # ------------------------------------------------------------------ API
 
@@ -183,6 +192,11 @@ class PromptInput(PromptCompletion):
             self.clear()
             self.history.checkpoint()
         self._keep_menu_shut(None)
+
+    def set_queue_recall(self, take_last: Callable[[], str | None]) -> None:
+        """Up on an empty prompt asks ``take_last`` first: the prompt it gives
+        (taken out of the queue) becomes the draft; None: history as usual."""
+        self._queue_recall = take_last
 
     def set_prompt_capabilities(self, capabilities: PromptCapabilities | None) -> None:
         """What the agent accepts in a prompt (the app sets its connection's)."""
@@ -228,9 +242,9 @@ class PromptInput(PromptCompletion):
             event.prevent_default()
             self._restart_blink()
 
-    def action_submit(self) -> None:
+    def action_submit(self, steer: bool = False) -> None:
         """Send the text (trailing whitespace stripped, paste chips expanded);
-        nothing happens if blank."""
+        nothing happens if blank. ``steer``: Alt+Enter's send."""
         text = self._chips.expand(self.text.rstrip())
         if not text.strip():
             return
@@ -238,7 +252,7 @@ class PromptInput(PromptCompletion):
         self._browser.reset()
         self._keep_menu_shut(None)
         self.load_text("")
-        self.post_message(self.Submitted(self, text))
+        self.post_message(self.Submitted(self, text, steer=steer))
 
     def action_newline(self) -> None:
         """Insert a newline at the cursor (replacing any selection)."""
@@ -247,6 +261,12 @@ class PromptInput(PromptCompletion):
         self._replace_via_keyboard("\n", *self.selection)
 
     def action_cursor_up(self, select: bool = False) -> None:
+        if not select and not self.text and self._queue_recall is not None:
+            queued = self._queue_recall()
+            if queued is not None:
+                self._browser.reset()  # the taken prompt is the draft of a new walk
+                self._show_recalled(queued)
+                return
         if (
             not select
             and self.selection.is_empty
