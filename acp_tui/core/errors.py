@@ -23,6 +23,7 @@ ErrorCode = Literal[
     "shutting_down",
     "timeout",
     "turn_running",
+    "session_closed",
     "internal",
 ]
 

@@ -32,6 +32,8 @@ from acp_tui.core.model.events import Event
 from acp_tui.core.model.session_state import kept_settings
 from acp_tui.core.sessions import settings as session_settings
 from acp_tui.core.sessions.agent_spec import AgentSpec
+from acp_tui.core.sessions.closing import can_resume, close_session
+from acp_tui.core.sessions.needs_you import NeedsYou
 from acp_tui.core.sessions.registry import SessionRegistry
 from acp_tui.core.storage.history_recorder import Recordings
 from acp_tui.core.storage.history_store import HistoryStore, file_name
@@ -94,6 +96,9 @@ class Host(CheckpointCommands):
         self._elicitations: ElicitationBook | None = None
         self.checkpoint_settings = checkpoints  # (None: no checkpoints)
         self.hub.subscribe(self._observe)
+        #: Which sessions wait for the user: one ``needs-you`` event per change.
+        self.needs_you = NeedsYou(self.hub.publish)
+        self.hub.subscribe(self.needs_you.on_event)
         self.connections: dict[str, AgentConnection] = {}
         #: Every session, by its id (the one registry; connections route through it).
         self.sessions = SessionRegistry()
@@ -477,8 +482,14 @@ class Host(CheckpointCommands):
         # Text from a front end (a paste, a file name) may hold lone surrogates.
         return await session.prompt(fix_surrogates(wire))
 
+    async def close_session(self, session_id: str) -> None:
+        """End one session, its connection kept (sessions/closing.py)."""
+        await close_session(self.session(session_id), self.elicitations)
+
     async def cancel(self, session_id: str) -> None:
         session = self.session(session_id)
+        if session.closed_by_client:
+            session.require_open()  # session_closed (a dead agent's: a no-op)
         if session.turn is not None and not session.turn.cancel_requested:
             self.elicitations.close_owner(session, "turn_cancelled")
         await session.cancel()
@@ -582,12 +593,6 @@ class Host(CheckpointCommands):
 def spill_name(session_id: str) -> str:
     """The folder name of a session's spill files (safe, unique per id)."""
     return file_name(session_id).removesuffix(".jsonl")
-
-
-def can_resume(capabilities: dict[str, Any]) -> bool:
-    """Whether the agent offers ``session/resume`` (ACP's unstable sessionCapabilities)."""
-    caps = capabilities.get("sessionCapabilities")
-    return isinstance(caps, dict) and caps.get("resume") is not None
 
 
 def _directory(cwd: str | Path | None) -> Path:

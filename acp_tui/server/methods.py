@@ -101,6 +101,7 @@ class Methods:
             "session.list": self.session_list,
             "session.prompt": self.session_prompt,
             "session.cancel": self.session_cancel,
+            "session.close": self.session_close,
             "session.setMode": self.session_set_mode,
             "session.setConfigOption": self.session_set_config_option,
             "session.snapshot": self.session_snapshot,
@@ -190,6 +191,10 @@ class Methods:
 
     async def session_cancel(self, params: dict[str, Any]) -> dict[str, Any]:
         await self.host.cancel(_str(params, "sessionId"))
+        return {}
+
+    async def session_close(self, params: dict[str, Any]) -> dict[str, Any]:
+        await self.host.close_session(_str(params, "sessionId"))
         return {}
 
     async def session_set_mode(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -76,7 +76,9 @@ cancel (agentclientprotocol/claude-agent-acp#551): the next prompt is answered
 at once with ``end_turn``, zero usage and no content, and from then on each
 prompt's reply comes during the prompt after it. ``session/close`` +
 ``session/resume`` (offered with ACP_FAKE_REOPEN=1) put it right; every
-resume is counted in the env file ACP_FAKE_COUNT_FILE. Every turn reports
+resume is counted in the env file ACP_FAKE_COUNT_FILE. ACP_FAKE_CLOSE=1 offers
+``session/close`` alone; every close is written there too ("close <session>"),
+and it cancels the session's running prompt. Every turn reports
 usage (non-zero).
 """
 
@@ -190,7 +192,9 @@ class ScriptedAgent(
                     list=SessionListCapabilities()
                     if self.state_dir and os.environ.get("ACP_FAKE_NO_LIST") != "1"
                     else None,
-                    close=SessionCloseCapabilities() if reopen else None,
+                    close=SessionCloseCapabilities()
+                    if reopen or os.environ.get("ACP_FAKE_CLOSE") == "1"
+                    else None,
                     resume=SessionResumeCapabilities() if reopen else None,
                 ),
             ),
@@ -321,6 +325,11 @@ class ScriptedAgent(
         return ListSessionsResponse(sessions=found)
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        count_file = os.environ.get("ACP_FAKE_COUNT_FILE")
+        if count_file:
+            with open(count_file, "a") as f:
+                f.write(f"close {session_id}\n")
+        self.cancelled.setdefault(session_id, asyncio.Event()).set()  # as ACP asks
         self.stale.discard(session_id)
         self.owed.pop(session_id, None)
         return CloseSessionResponse()

@@ -177,6 +177,8 @@ class EventHub:
     def __init__(self) -> None:
         self._channels: list[EventChannel] = []
         self._listeners: list[Listener] = []
+        self._queue: deque[Event] = deque()
+        self._publishing = False
 
     def attach(self, capacity: int = DEFAULT_CAPACITY, merge_at: int | None = None) -> EventChannel:
         channel = EventChannel(capacity, merge_at)
@@ -192,6 +194,20 @@ class EventHub:
         self._listeners.append(listener)
 
     def publish(self, event: Event) -> None:
+        """Hand ``event`` to every listener, then to every channel. An event a
+        listener publishes meanwhile (a summary of the core's, needs_you.py)
+        is queued and follows the one that caused it, in order."""
+        self._queue.append(event)
+        if self._publishing:
+            return
+        self._publishing = True
+        try:
+            while self._queue:
+                self._deliver(self._queue.popleft())
+        finally:
+            self._publishing = False
+
+    def _deliver(self, event: Event) -> None:
         for listener in self._listeners:
             try:
                 listener(event)

@@ -29,6 +29,7 @@ EventType = Literal[
     "commands-updated",
     "title-updated",
     "usage-updated",
+    "needs-you",
     "agent-stderr",
     "protocol-frame",
     "error",

@@ -123,6 +123,7 @@ class Session:
         #: The status between turns.
         self._rest: Literal["idle", "error"] = "idle"
         self._closed = False
+        self.closed_by_client = False  # (session.close, not the agent going away)
         self.last_stop_reason: str | None = None
         self.mcp_servers = list(mcp_servers or [])
         self._hub = hub
@@ -299,13 +300,16 @@ class Session:
         user entry comes once it is sent)."""
         return self._settling is not None and not self._settling.done()
 
-    def _require_open(self) -> None:
+    def require_open(self) -> None:
         if self._closed:
-            raise HostError("agent_exited", f"session {self.session_id} is closed")
+            raise HostError(
+                "session_closed" if self.closed_by_client else "agent_exited",
+                f"session {self.session_id} is closed",
+            )
 
     async def prompt(self, blocks: list[dict[str, Any]]) -> str:
         """Run one turn; returns the stop reason once the turn has ended."""
-        self._require_open()
+        self.require_open()
         if self.turn is not None:
             raise HostError("invalid_params", "a turn is already running in this session")
         settling = self.settling
@@ -352,12 +356,13 @@ class Session:
             self._end(turn, "error", message=exc.message)
             raise
         await self._checkpoint(turn, before=False)
-        if result is _ABANDONED:
-            self.add_notice(
-                "warning",
-                f"The agent did not end the turn within {self._cancel_grace:g} s of the "
-                "cancel; it was cancelled here. Late updates may still arrive.",
-            )
+        if result is _ABANDONED:  # (or the session closed during the turn)
+            if not self._closed:
+                self.add_notice(
+                    "warning",
+                    f"The agent did not end the turn within {self._cancel_grace:g} s of the "
+                    "cancel; it was cancelled here. Late updates may still arrive.",
+                )
             return self._finish(turn, "cancelled", note=False)
         stop_reason = "end_turn"
         if isinstance(result, dict) and isinstance(result.get("stopReason"), str):
@@ -503,7 +508,7 @@ class Session:
     # -- modes and config --------------------------------------------------
 
     async def set_mode(self, mode_id: str, *, note: bool = True) -> None:
-        self._require_open()
+        self.require_open()
         await self.link.call(
             acp.SESSION_SET_MODE, {"sessionId": self.agent_session_id, "modeId": mode_id}
         )
@@ -512,7 +517,7 @@ class Session:
     async def set_config_option(
         self, config_id: str, value: Any, *, note: bool = True
     ) -> list[dict[str, Any]]:
-        self._require_open()
+        self.require_open()
         params: dict[str, Any] = {
             "sessionId": self.agent_session_id,
             "configId": config_id,
@@ -568,12 +573,13 @@ class Session:
         self.close()
 
     def close(self) -> None:
-        """Closed for good: permissions cancelled, terminals stopped."""
+        """Closed for good: permissions cancelled, terminals stopped, a turn cancelled."""
         if self._closed:
             return
         self._cancel_requests()
         if self.turn is not None:
             self._release(self.turn)
+            self.turn.abandoned.set()
             self.turn = None
         self._closed = True
         self._enter("closed")
