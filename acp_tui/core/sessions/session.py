@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from acp_tui.core.capabilities import fs
-from acp_tui.core.errors import HostError
+from acp_tui.core.errors import ErrorCode, HostError
 from acp_tui.core.model import session_state
 from acp_tui.core.model.budget import TextBudget
 from acp_tui.core.model.channel import EventHub
@@ -302,10 +302,8 @@ class Session:
 
     def require_open(self) -> None:
         if self._closed:
-            raise HostError(
-                "session_closed" if self.closed_by_client else "agent_exited",
-                f"session {self.session_id} is closed",
-            )
+            code: ErrorCode = "session_closed" if self.closed_by_client else "agent_exited"
+            raise HostError(code, f"session {self.session_id} is closed")
 
     async def prompt(self, blocks: list[dict[str, Any]]) -> str:
         """Run one turn; returns the stop reason once the turn has ended."""
@@ -356,13 +354,13 @@ class Session:
             self._end(turn, "error", message=exc.message)
             raise
         await self._checkpoint(turn, before=False)
-        if result is _ABANDONED:  # (or the session closed during the turn)
-            if not self._closed:
-                self.add_notice(
-                    "warning",
-                    f"The agent did not end the turn within {self._cancel_grace:g} s of the "
-                    "cancel; it was cancelled here. Late updates may still arrive.",
-                )
+        if result is _ABANDONED and not self._closed:  # (closed: said by the close)
+            self.add_notice(
+                "warning",
+                f"The agent did not end the turn within {self._cancel_grace:g} s of the "
+                "cancel; it was cancelled here. Late updates may still arrive.",
+            )
+        if result is _ABANDONED:
             return self._finish(turn, "cancelled", note=False)
         stop_reason = "end_turn"
         if isinstance(result, dict) and isinstance(result.get("stopReason"), str):
@@ -373,11 +371,11 @@ class Session:
         """The checkpoint before or after ``turn``; after it, its changes entry."""
         if self.checkpoints is None or (self._closed and before):
             return
-        entry = None
-        if before:
-            notes = await self.checkpoints.before_turn(turn.number, turn.text)
-        else:
-            entry, notes = await self.checkpoints.after_turn(turn.number, turn.text)
+        entry, notes = (
+            (None, await self.checkpoints.before_turn(turn.number, turn.text))
+            if before
+            else await self.checkpoints.after_turn(turn.number, turn.text)
+        )
         if self._closed:
             return
         if entry is not None:
