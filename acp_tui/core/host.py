@@ -35,6 +35,7 @@ from acp_tui.core.sessions.agent_spec import AgentSpec
 from acp_tui.core.sessions.closing import can_resume, close_session
 from acp_tui.core.sessions.needs_you import NeedsYou
 from acp_tui.core.sessions.registry import SessionRegistry
+from acp_tui.core.shell_commands import ShellCommands
 from acp_tui.core.storage.history_recorder import Recordings
 from acp_tui.core.storage.history_store import HistoryStore, file_name
 from acp_tui.core.transport.json_frames import fix_surrogates
@@ -65,7 +66,7 @@ def load_connection_modules() -> None:
     importlib.import_module("acp_tui.core.sessions.session")
 
 
-class Host(CheckpointCommands):
+class Host(CheckpointCommands, ShellCommands):
     def __init__(
         self,
         *,

@@ -59,6 +59,7 @@ from acp_tui.ui.pickers import SessionCommands, SettingsPicker, session_status
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.resume import ResumeFlow, resume_hint
 from acp_tui.ui.rewind_flow import RewindFlow, parse_checkpoint_command, run_editor
+from acp_tui.ui.shell_flow import ShellFlow, shell_command
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
 from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
 from acp_tui.ui.turns import Turns
@@ -142,6 +143,7 @@ class AcpApp(App[int]):
         self.elicitations = ElicitationFlow(self, link)
         self.settings = SettingsPicker(self, link, self.conversation)
         self.rewind = RewindFlow(self, link, self.conversation, self.turns)
+        self.shell = ShellFlow(self, link, self.conversation)
         #: The bell, desktop notifications and the window title (ui/attention.py).
         self.attention = Attention(
             self._write_terminal,
@@ -396,6 +398,11 @@ class AcpApp(App[int]):
         if command is not None:
             self.rewind.command(command)
             return
+        shell = shell_command(message.text)
+        if shell is not None:
+            self.log_view.action_scroll_end()
+            self.shell.run(shell)
+            return
         self.log_view.action_scroll_end()  # sending always shows the newest output
         if message.steer:
             await self.turns.steer(message.text)
@@ -437,6 +444,8 @@ class AcpApp(App[int]):
         if self.turns.running:
             await self.turns.cancel()
             return
+        if await self.shell.stop():
+            return
         if now - last < DOUBLE_PRESS_SECONDS:
             self.call_later(self.action_quit)
             return
@@ -449,6 +458,8 @@ class AcpApp(App[int]):
         if self.turns.running:
             await self.turns.cancel()
             return
+        if await self.shell.stop():
+            return
         now = time.monotonic()
         if not self.prompt.text and now - self._last_escape_at < DOUBLE_PRESS_SECONDS:
             self.rewind.command("rewind")
@@ -456,7 +467,10 @@ class AcpApp(App[int]):
         self._last_escape_at = now
 
     def on_entry_log_entry_action(self, message: EntryLog.EntryAction) -> None:
-        self.rewind.entry_action(message.index, message.entry, message.action)
+        if message.action == "drop":
+            self.shell.drop(message.entry)
+        else:
+            self.rewind.entry_action(message.index, message.entry, message.action)
 
     def run_outside(self, argv: list[str]) -> int | None:
         try:

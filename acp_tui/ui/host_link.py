@@ -163,6 +163,16 @@ class HostLink(Protocol):
     ) -> dict[str, Any]:
         """``checkpoint.restore``: ``{restored, checkpointId (to undo it), files}``."""
 
+    # -- ``!`` commands ---------------------------------------------------------
+
+    async def run_shell(self, session_id: str, command: str) -> dict[str, Any]:
+        """Run the user's ``command`` in the session's folder, until it ends."""
+
+    async def stop_shell(self, session_id: str) -> bool: ...
+
+    def drop_shell_context(self, session_id: str, tool_call_id: str) -> bool:
+        """Keep a ``!`` command's output from the agent (False: too late)."""
+
     # -- the end ------------------------------------------------------------------
 
     async def shutdown(self) -> None: ...

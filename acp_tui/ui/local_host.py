@@ -161,6 +161,17 @@ class LocalHost:
             session_id, checkpoint_id, paths, tell_agent=tell_agent
         )
 
+    # -- ``!`` commands ---------------------------------------------------------------
+
+    async def run_shell(self, session_id: str, command: str) -> dict[str, Any]:
+        return await self.host.run_shell(session_id, command)
+
+    async def stop_shell(self, session_id: str) -> bool:
+        return await self.host.stop_shell(session_id)
+
+    def drop_shell_context(self, session_id: str, tool_call_id: str) -> bool:
+        return self.host.drop_shell_context(session_id, tool_call_id)
+
     # -- the end ------------------------------------------------------------------
 
     async def shutdown(self) -> None:

@@ -34,6 +34,7 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Ctrl+O", "expand pasted-text chips in the prompt"),
             ("/", "commands (Tab completes, Enter runs)"),
             ("@", "attach a file of the project"),
+            ("!command", "run it in your shell (the agent sees it next)"),
         ],
     ),
     (

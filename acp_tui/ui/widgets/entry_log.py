@@ -64,12 +64,13 @@ class EntryLog(FollowingScrollView, can_focus=True):
         Binding("j,shift+down", "cursor(1)", "Next entry", show=False),
         Binding("enter,space,o", "toggle_expand", "Expand", show=False),
         Binding("c", "copy", "Copy", show=False),
-        # On a changes entry: rewind its turn, restore one file, edit a file;
-        # on a rewind entry: undo it (ui/rewind_flow.py).
+        # A changes entry: rewind its turn, restore a file, edit one (ui/rewind_flow.py);
+        # a rewind entry: undo it; a ! command: keep its output from the agent.
         Binding("r", "entry_action('rewind')", "Rewind", show=False),
         Binding("f", "entry_action('restore_file')", "Restore a file", show=False),
         Binding("e", "entry_action('edit')", "Edit", show=False),
         Binding("u", "entry_action('undo')", "Undo rewind", show=False),
+        Binding("d", "entry_action('drop')", "Drop a ! command's output", show=False),
     ]
 
     DEFAULT_CSS = """
