@@ -376,9 +376,15 @@ async def test_two_pending_permissions_queue_one_dialog_at_a_time(tmp_path: Path
         submit(app, "permission-pair")
         await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await until(pilot, lambda: app.screen.total == 2)  # type: ignore[attr-defined]
-        await until(pilot, lambda: bool(app.screen.query("#counter")))
-        counter = app.screen.query_one("#counter", Static)
-        assert "1 of 2" in str(counter.content)
+        # The counter is drawn from the total at the dialog's next refresh.
+        await until(
+            pilot,
+            lambda: (
+                "1 of 2" in str(app.screen.query_one("#counter", Static).content)
+                if app.screen.query("#counter")
+                else False
+            ),
+        )
         first = app.permissions.showing
         await until(pilot, lambda: app.screen.armed)  # type: ignore[attr-defined]
         await pilot.press("y")
