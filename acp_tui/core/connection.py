@@ -72,6 +72,15 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
 CLIENT_INFO: dict[str, Any] = {"name": "acp-tui", "title": "acp-tui", "version": __version__}
 
 
+def client_capabilities(*, terminal_auth: bool = False) -> dict[str, Any]:
+    """What ``initialize`` advertises; ``terminal_auth``: the front end can hand
+    the terminal to the agent's own sign-in (``auth.terminal``: the TUI can,
+    the headless host cannot)."""
+    if not terminal_auth:
+        return CLIENT_CAPABILITIES
+    return {**CLIENT_CAPABILITIES, "auth": {"terminal": True}}
+
+
 class AgentConnection:
     def __init__(
         self,
@@ -98,6 +107,7 @@ class AgentConnection:
         self.log: AgentLog | None = None
         self._logs = logs
         self.trace_frames = False
+        self.client_capabilities = CLIENT_CAPABILITIES  # (client_capabilities())
         self.init_result: dict[str, Any] = {}
         #: The host's registry: this connection's sessions are found there.
         self._sessions = sessions
@@ -171,7 +181,7 @@ class AgentConnection:
                 acp.INITIALIZE,
                 {
                     "protocolVersion": PROTOCOL_VERSION,
-                    "clientCapabilities": CLIENT_CAPABILITIES,
+                    "clientCapabilities": self.client_capabilities,
                     "clientInfo": CLIENT_INFO,
                 },
                 timeout=self.timeouts.initialize,

@@ -67,6 +67,9 @@ def load_connection_modules() -> None:
 
 
 class Host(CheckpointCommands, ShellCommands):
+    #: The front end runs an agent's ``terminal`` sign-in itself (the TUI does).
+    terminal_auth = False
+
     def __init__(
         self,
         *,
@@ -170,7 +173,7 @@ class Host(CheckpointCommands, ShellCommands):
             if trace_frames:
                 connection.set_trace(True)
             return connection, True
-        from acp_tui.core.connection import AgentConnection, next_connection_id
+        from acp_tui.core.connection import AgentConnection, client_capabilities, next_connection_id
 
         future: asyncio.Future[AgentConnection] = asyncio.get_running_loop().create_future()
         self._opening[identity] = future
@@ -187,6 +190,7 @@ class Host(CheckpointCommands, ShellCommands):
             logs=self.logs,
         )
         connection.trace_frames = trace_frames
+        connection.client_capabilities = client_capabilities(terminal_auth=self.terminal_auth)
         try:
             await connection.start()
         except BaseException as exc:

@@ -153,7 +153,7 @@ class AgentStart:
                 raise
             name = self.spec.display_name
             self.notice("warning", f"{name} asks you to sign in.")
-            if not await self.settings.sign_in(agent, f"{name} asks you to sign in"):
+            if not await self.settings.sign_in(agent, f"{name} asks you to sign in", self.spec):
                 raise HostError(
                     "agent_error", "not signed in (send a message to try again)"
                 ) from None

@@ -125,6 +125,7 @@ class AcpApp(App[int]):
         self.cwd = cwd
         if link is None:
             host = host if host is not None else Host(extra_roots=extra_roots or ())
+            host.terminal_auth = True  # (the app can hand the terminal to a sign-in)
             link = LocalHost(host)
         #: The host in this process, when the app runs one (the exit hint and
         #: tests read its sessions; the screen never does).
@@ -472,10 +473,10 @@ class AcpApp(App[int]):
         else:
             self.rewind.entry_action(message.index, message.entry, message.action)
 
-    def run_outside(self, argv: list[str]) -> int | None:
+    def run_outside(self, argv: list[str], env: dict[str, str] | None = None) -> int | None:
         try:
             with self.suspend():
-                return run_editor(argv)
+                return run_editor(argv, env)
         except SuspendNotSupported:
             return None
 

@@ -12,6 +12,7 @@ events update the screen.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import partial
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from acp_tui.core import HostError, SessionView, flat_choices, settings_value_name
+from acp_tui.core import AgentSpec, HostError, SessionView, flat_choices, settings_value_name
 from acp_tui.ui.conversation import Conversation
 from acp_tui.ui.host_link import AgentInfo, HostLink
 from acp_tui.ui.screens.choice import Choice, ChoiceScreen
@@ -165,15 +166,23 @@ class SettingsPicker:
         following = modes[(modes.index(current) + 1) % len(modes)] if current in modes else modes[0]
         await self.apply_mode(session, str(following))
 
-    async def sign_in(self, agent: AgentInfo, title: str) -> bool:
-        """Ask the user for a sign-in method and authenticate; True once signed in."""
+    async def sign_in(self, agent: AgentInfo, title: str, spec: AgentSpec | None = None) -> bool:
+        """Ask the user for a sign-in method and authenticate; True once signed in.
+
+        A ``terminal`` method runs the agent's own program (``spec``) with the
+        method's ``args`` and ``env`` in the real terminal, the app suspended,
+        then ``authenticate``; the caller retries what needed the sign-in."""
         choices = sign_in_choices(agent)
         while choices:
             method_id = await self.surface.ask(ChoiceScreen(title, choices))
             if method_id is None:
                 return False
             method = next(m for m in agent.auth_methods if m["id"] == method_id)
-            if method.get("type") == "env_var":
+            if method.get("type") == "terminal" and spec is not None:
+                # The agent's sign-in in the terminal first, then authenticate.
+                if not self._terminal_sign_in(spec, method):
+                    continue
+            elif method.get("type") == "env_var":
                 self.surface.toast(
                     f"{method.get('name', method_id)}: {env_hint(method)}",
                     severity="warning",
@@ -187,6 +196,20 @@ class SettingsPicker:
                 continue
             return True
         return False
+
+    def _terminal_sign_in(self, spec: AgentSpec, method: dict[str, Any]) -> bool:
+        args = [str(a) for a in method.get("args") or [] if isinstance(a, str)]
+        given = method.get("env")
+        extra: dict[str, Any] = given if isinstance(given, dict) else {}
+        env = {**os.environ, **dict(spec.env), **{str(k): str(v) for k, v in extra.items()}}
+        code = self.surface.run_outside([spec.command, *spec.args, *args], env)
+        if code is None:
+            self.surface.toast("This terminal cannot be handed to the sign-in", severity="error")
+            return False
+        if code != 0:
+            self.surface.toast(f"The sign-in ended with status {code}", severity="warning")
+            return False
+        return True
 
 
 def env_hint(method: dict[str, Any]) -> str:

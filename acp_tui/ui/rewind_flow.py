@@ -280,9 +280,9 @@ class RewindFlow:
         return None if picked is None else str(picked)
 
 
-def run_editor(argv: list[str]) -> int:
+def run_editor(argv: list[str], env: dict[str, str] | None = None) -> int:
     """Run a program in the foreground (the caller has handed it the terminal)."""
     try:
-        return subprocess.call(argv)
+        return subprocess.call(argv, env=env)
     except OSError:
         return 127

@@ -62,7 +62,7 @@ class Surface(Protocol):
         """Run ``work`` beside the UI (``exclusive``: cancelling the group's
         earlier work)."""
 
-    def run_outside(self, argv: list[str]) -> int | None:
+    def run_outside(self, argv: list[str], env: dict[str, str] | None = None) -> int | None:
         """Hand the terminal to a program (an editor) until it ends: its exit
         status, or None when the terminal cannot be handed over."""
 

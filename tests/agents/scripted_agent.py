@@ -70,6 +70,11 @@ ACP_FAKE_HANG=initialize (or session/new) never answers that request; it
 writes "will hang in METHOD" to stderr as it starts (before its slow imports).
 With ACP_FAKE_REQUIRE_AUTH=1 it offers two auth methods and refuses
 session/new (auth_required) until ``authenticate`` with "token".
+With ACP_FAKE_TERMINAL_LOGIN=FILE it offers a ``terminal`` sign-in when the
+client advertises ``auth.terminal``: the client runs this script again with
+``--login`` (and FAKE_LOGIN_SAYS=hello in its env), which asks for a name on
+the terminal and writes it to FILE; session/new is refused (auth_required)
+until FILE exists.
 
 With ACP_FAKE_LAG_AFTER_CANCEL=1 it behaves like claude-agent-acp 0.23 after a
 cancel (agentclientprotocol/claude-agent-acp#551): the next prompt is answered
@@ -123,6 +128,7 @@ from acp.schema import (
     SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    TerminalAuthMethod,
     TextContentBlock,
     Usage,
     UserMessageChunk,
@@ -199,10 +205,26 @@ class ScriptedAgent(
                 ),
             ),
             agent_info=Implementation(name="scripted", version="1"),
-            auth_methods=AUTH_METHODS if self.require_auth else [],
+            auth_methods=AUTH_METHODS if self.require_auth else self._terminal_login(kwargs),
         )
 
+    def _terminal_login(self, kwargs: dict[str, Any]) -> list[Any]:
+        self.login_file = os.environ.get("ACP_FAKE_TERMINAL_LOGIN")
+        capabilities = kwargs.get("client_capabilities")
+        auth = getattr(capabilities, "auth", None)
+        if not self.login_file or not getattr(auth, "terminal", False):
+            return []
+        method = TerminalAuthMethod(
+            type="terminal", id="login", name="Log in", args=["--login"],
+            env={"FAKE_LOGIN_SAYS": "hello"},
+        )  # fmt: skip
+        return [method]
+
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
+        if method_id == "login":  # a terminal sign-in: done once its file is there
+            if not (self.login_file and os.path.exists(self.login_file)):
+                raise acp.RequestError.auth_required()
+            return AuthenticateResponse()
         if method_id == "browser":
             raise acp.RequestError(-32603, "no browser on this machine")
         if method_id != "token":
@@ -213,6 +235,9 @@ class ScriptedAgent(
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         await self._maybe_hang("session/new")
         if self.require_auth and not self.authenticated:
+            raise acp.RequestError.auth_required()
+        login = getattr(self, "login_file", None)
+        if login and not os.path.exists(login):
             raise acp.RequestError.auth_required()
         fails = os.environ.get("ACP_FAKE_NEW_SESSION_FAILS")
         if fails:
@@ -391,6 +416,11 @@ class ScriptedAgent(
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--login"]:  # the terminal sign-in (ACP_FAKE_TERMINAL_LOGIN)
+        print(f"{os.environ.get('FAKE_LOGIN_SAYS')}! Your name: ", end="", flush=True)
+        name = sys.stdin.readline().strip()
+        Path(os.environ["ACP_FAKE_TERMINAL_LOGIN"]).write_text(name)
+        return
     asyncio.run(acp.run_agent(ScriptedAgent(), use_unstable_protocol=True))  # type: ignore[arg-type]
 
 
