@@ -139,6 +139,7 @@ class AcpApp(App[int]):
             self.conversation,
             restart=self._restart,
             starting=lambda: self.starter.starting,
+            sign_in=self._sign_in_again,
         )
         self.permissions = PermissionFlow(self, link)
         self.elicitations = ElicitationFlow(self, link)
@@ -324,6 +325,15 @@ class AcpApp(App[int]):
         self, work: Coroutine[Any, Any, Any], group: str, *, exclusive: bool = False
     ) -> None:
         self.run_worker(work, group=group, exclusive=exclusive, exit_on_error=False)
+
+    async def _sign_in_again(self) -> bool:
+        """A prompt was refused for want of a sign-in: the sign-in picker."""
+        agent = self.conversation.agent
+        if agent is None or not agent.auth_methods:
+            self.toast("The agent asks you to sign in, and offers no way to", severity="error")
+            return False
+        title = f"{agent.name} asks you to sign in again"
+        return await self.settings.sign_in(agent, title, self.spec)
 
     def _restart(self) -> None:
         self.starter.restart()

@@ -15,7 +15,7 @@ takes the last queued prompt back into the draft (:meth:`Turns.take_last`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from acp_tui.core import HostError
@@ -36,8 +36,12 @@ class Turns:
         *,
         restart: Callable[[], None],
         starting: Callable[[], bool],
+        sign_in: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         self.surface = surface
+        #: Asks the user to sign in (an agent that answers a prompt with
+        #: "authentication required"): True once signed in.
+        self._sign_in = sign_in
         self.link = link
         self.conversation = conversation
         self._restart = restart
@@ -109,7 +113,12 @@ class Turns:
                 self.surface.toast(note, severity="warning", timeout=8)
             await self.link.prompt(session_id, blocks)
         except HostError as exc:
-            if exc.code not in ("agent_exited", "agent_error"):
+            from acp_tui.core import is_auth_required
+
+            if is_auth_required(exc) and self._sign_in is not None:
+                if await self._sign_in():
+                    self.queued.insert(0, text)  # sent again, signed in
+            elif exc.code not in ("agent_exited", "agent_error"):
                 self.surface.toast(exc.message, severity="error", timeout=8)
         finally:
             self._sending, self._sent, self.handing_over = False, None, None

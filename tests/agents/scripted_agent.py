@@ -74,7 +74,8 @@ With ACP_FAKE_TERMINAL_LOGIN=FILE it offers a ``terminal`` sign-in when the
 client advertises ``auth.terminal``: the client runs this script again with
 ``--login`` (and FAKE_LOGIN_SAYS=hello in its env), which asks for a name on
 the terminal and writes it to FILE; session/new is refused (auth_required)
-until FILE exists.
+until FILE exists. ACP_FAKE_PROMPT_AUTH=1 offers the two methods of
+ACP_FAKE_REQUIRE_AUTH but refuses prompts (not session/new) until signed in.
 
 With ACP_FAKE_LAG_AFTER_CANCEL=1 it behaves like claude-agent-acp 0.23 after a
 cancel (agentclientprotocol/claude-agent-acp#551): the next prompt is answered
@@ -205,7 +206,9 @@ class ScriptedAgent(
                 ),
             ),
             agent_info=Implementation(name="scripted", version="1"),
-            auth_methods=AUTH_METHODS if self.require_auth else self._terminal_login(kwargs),
+            auth_methods=AUTH_METHODS
+            if self.require_auth or os.environ.get("ACP_FAKE_PROMPT_AUTH") == "1"
+            else self._terminal_login(kwargs),
         )
 
     def _terminal_login(self, kwargs: dict[str, Any]) -> list[Any]:
@@ -371,6 +374,8 @@ class ScriptedAgent(
         return ResumeSessionResponse(config_options=self.config_options(), modes=self.modes())
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        if os.environ.get("ACP_FAKE_PROMPT_AUTH") == "1" and not self.authenticated:
+            raise acp.RequestError.auth_required()  # (session/new needs no sign-in)
         if not self.lag:
             return await self._prompt(session_id, prompt)
         zero = Usage(total_tokens=0, input_tokens=0, output_tokens=0)

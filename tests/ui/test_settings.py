@@ -8,7 +8,7 @@ from textual.command import CommandPalette
 from textual.widgets import OptionList, Static
 
 from acp_tui.core.connection import AgentSpec
-from acp_tui.core.model.entries import NoticeEntry
+from acp_tui.core.model.entries import AssistantEntry, NoticeEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.choice import ChoiceScreen
 from tests.fake_agents import agent_spec
@@ -145,3 +145,23 @@ async def test_declining_to_sign_in_says_so_and_a_message_tries_again(tmp_path: 
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         await pilot.press("1")
         await until(pilot, lambda: "again" in screen_text(app))
+
+
+async def test_a_prompt_refused_for_want_of_a_sign_in_asks_for_one_then_goes(
+    tmp_path: Path,
+) -> None:
+    app = make_app(agent_spec(ACP_FAKE_PROMPT_AUTH="1"), tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        app.prompt.insert("echo after signing in")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        assert "asks you to sign in again" in picker_text(app)
+        await pilot.press("1")
+        def replied() -> bool:
+            view = app.conversation.current
+            replies = [e for e in view.entries if isinstance(e, AssistantEntry)] if view else []
+            return any("after signing in" in "".join(c.text for c in e.chunks) for e in replies)
+
+        await until(pilot, replied)  # the refused prompt, sent again once signed in
+        assert app.session is not None and app.session.status == "idle"
