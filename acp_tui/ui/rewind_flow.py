@@ -110,9 +110,12 @@ class RewindFlow:
         picked = await self.surface.ask(ChoiceScreen("What each turn changed", choices))
         if picked is None:
             return
-        index = int(picked)
+        # The view's index, as the log numbers it (notices, an earlier session above).
+        shown = self.conversation.source.position(view.entries, int(picked))
+        if shown is None:
+            return
         log = self.surface.log_view
-        log.select(index, expand=True)
+        log.select(shown, expand=True)
         log.focus()
 
     async def _rewind(self) -> None:

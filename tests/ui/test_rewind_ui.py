@@ -46,10 +46,10 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def make_app(project: Path) -> AcpApp:
+def make_app(project: Path, notices: list[str] | None = None) -> AcpApp:
     settings = CheckpointSettings(state_dir=project.parent / "state")
     host = Host(cancel_grace=2.0, checkpoints=settings)
-    return AcpApp(agent_spec(), cwd=project, host=host)
+    return AcpApp(agent_spec(), cwd=project, host=host, notices=notices)
 
 
 def files_of(root: Path) -> dict[str, str]:
@@ -135,7 +135,8 @@ async def test_changes_entry_diffs_rewind_and_undo_from_the_keyboard(
 async def test_the_next_prompt_tells_the_agent_and_slash_changes_jumps_to_a_turn(
     project: Path,
 ) -> None:
-    app = make_app(project)
+    # A notice above the session: the log's indices are not the session's.
+    app = make_app(project, notices=["a warning from the config file"])
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await a_turn(pilot, app, TURN)
