@@ -71,8 +71,17 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         action="append",
         default=[],
-        help="an extra directory the agent may read and write (repeatable; adds to the"
-        " config's allow_roots)",
+        help="an extra directory the agent may read and write, not told to the agent"
+        " (repeatable; adds to the config's allow_roots)",
+    )
+    parser.add_argument(
+        "--add-dir",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="a directory the agent may read and write, and told to the agent as one of"
+        " the session's additional directories when it supports them (repeatable; adds to"
+        " the config's add_dirs)",
     )
     parser.add_argument("--theme", metavar="NAME", help="the TUI theme (overrides the config's)")
     resume = parser.add_mutually_exclusive_group()
@@ -210,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         if not Path(root).expanduser().is_dir():
             return _fail(f"acp-tui: --allow-root is not a directory: {root}")
     roots = [*config.allow_roots, *(Path(root).expanduser().resolve() for root in args.allow_root)]
+    for root in args.add_dir:
+        if not Path(root).expanduser().is_dir():
+            return _fail(f"acp-tui: --add-dir is not a directory: {root}")
+    add_dirs = [*config.add_dirs, *(Path(root).expanduser().resolve() for root in args.add_dir)]
 
     from acp_tui.agents.config import resolve
     from acp_tui.core import default_spill_root, prune_spill
@@ -243,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
             config.timeouts,
             config.text_budget,
             checkpoints=config.checkpoints,
+            add_dirs=add_dirs,
         )
     assert spec is not None
     from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
@@ -251,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         spec,
         cwd=cwd.resolve(),
         extra_roots=roots,
+        add_dirs=add_dirs,
         theme=args.theme or config.theme,
         resume=args.resume,
         history=_history(config),
@@ -290,6 +305,7 @@ def run_headless(
     text_budget: int,
     *,
     checkpoints: CheckpointSettings | None = None,
+    add_dirs: list[Path] | None = None,
 ) -> int:
     # Imported here: --version and --list-agents start without them.
     import asyncio
@@ -301,7 +317,9 @@ def run_headless(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     os.chdir(cwd)
-    return asyncio.run(_serve(spec, roots, history, timeouts, text_budget, checkpoints))
+    return asyncio.run(
+        _serve(spec, roots, history, timeouts, text_budget, checkpoints, add_dirs or [])
+    )
 
 
 async def _serve(
@@ -311,6 +329,7 @@ async def _serve(
     timeouts: Timeouts | None,
     text_budget: int,
     checkpoints: CheckpointSettings | None,
+    add_dirs: list[Path],
 ) -> int:
     import asyncio
     import contextlib
@@ -323,6 +342,7 @@ async def _serve(
 
     host = Host(
         extra_roots=roots,
+        add_dirs=add_dirs,
         history=history,
         timeouts=timeouts,
         text_budget=text_budget,

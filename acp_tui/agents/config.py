@@ -6,6 +6,7 @@
     default_agent = "mine"          # a preset or an [agents.NAME]; else "demo"
     theme = "acp-light"
     allow_roots = ["~/src", "../shared"]   # relative to this file's folder
+    add_dirs = ["../lib"]           # fence roots told to the agent too (like --add-dir)
 
     [timeouts]                      # seconds (core/timeouts.py)
     initialize = 60                 # the agent's answer to initialize
@@ -80,6 +81,7 @@ TOP_LEVEL_KEYS = (
     "default_agent",
     "theme",
     "allow_roots",
+    "add_dirs",
     "history",
     "timeouts",
     "registry",
@@ -191,6 +193,8 @@ class Config:
     default_agent: str = DEFAULT_AGENT
     theme: str | None = None
     allow_roots: tuple[Path, ...] = ()
+    #: Fence roots sent to the agent as ``additionalDirectories`` (core/sessions/added_dirs.py).
+    add_dirs: tuple[Path, ...] = ()
     history: HistorySettings = field(default_factory=HistorySettings)
     timeouts: Timeouts = field(default_factory=Timeouts)
     #: ``[registry.ID]``: the user's answers about registry agents (agents/registry_consent.py).
@@ -304,6 +308,7 @@ class _Loader:
             default_agent=self._default_agent(data.get("default_agent"), agents),
             theme=self._theme(data.get("theme")),
             allow_roots=tuple(self._roots(data.get("allow_roots"))),
+            add_dirs=tuple(self._roots(data.get("add_dirs"), "add_dirs")),
             history=self._history(data.get("history")),
             timeouts=self._timeouts(data.get("timeouts")),
             registry=self._registry(data.get("registry")),
@@ -561,19 +566,19 @@ class _Loader:
             return None
         return value.strip()
 
-    def _roots(self, value: Any) -> Iterator[Path]:
+    def _roots(self, value: Any, name: str = "allow_roots") -> Iterator[Path]:
         if value is None:
             return
-        key = ("allow_roots",)
+        key = (name,)
         if not isinstance(value, list):
             self.warn(
-                key, f"allow_roots must be a list of directories (got {_kind(value)}); ignoring it"
+                key, f"{name} must be a list of directories (got {_kind(value)}); ignoring it"
             )
             return
         for number, item in enumerate(value, 1):
             if not isinstance(item, str) or not item:
                 got = "an empty string" if isinstance(item, str) else _kind(item)
-                self.warn(key, f"allow_roots item {number} must be a path (got {got}); ignoring it")
+                self.warn(key, f"{name} item {number} must be a path (got {got}); ignoring it")
                 continue
             path = Path(item).expanduser()
             if not path.is_absolute():
@@ -581,7 +586,7 @@ class _Loader:
             if not path.is_dir():
                 self.warn(
                     key,
-                    f"allow_roots: {item!r} is not an existing directory; ignoring it",
+                    f"{name}: {item!r} is not an existing directory; ignoring it",
                     value=item,
                 )
                 continue

@@ -30,6 +30,7 @@ from acp_tui.core.model.coalesce import Coalescer
 from acp_tui.core.model.entries import Entry, NoticeLevel, ToolCallEntry
 from acp_tui.core.model.events import Event
 from acp_tui.core.model.session_state import kept_settings
+from acp_tui.core.sessions import added_dirs
 from acp_tui.core.sessions import settings as session_settings
 from acp_tui.core.sessions.agent_spec import AgentSpec
 from acp_tui.core.sessions.closing import can_resume, close_session
@@ -74,6 +75,7 @@ class Host(CheckpointCommands, ShellCommands):
         self,
         *,
         extra_roots: Iterable[str | Path] = (),
+        add_dirs: Iterable[str | Path] = (),
         base_env: Mapping[str, str] | None = None,
         cancel_grace: float = CANCEL_GRACE_SECONDS,
         history: HistoryStore | None = None,
@@ -109,6 +111,8 @@ class Host(CheckpointCommands, ShellCommands):
         #: Front ends' errors, a flood of them coalesced.
         self._errors = Coalescer(self.hub.publish)
         self.extra_roots = [Path(root).resolve() for root in extra_roots]
+        #: Fence roots told to the agent too, in every session (sessions/added_dirs.py).
+        self.add_dirs = [Path(root).resolve() for root in add_dirs]
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.cancel_grace = cancel_grace
         self.shutting_down = False
@@ -228,16 +232,19 @@ class Host(CheckpointCommands, ShellCommands):
         *,
         allow_roots: Iterable[str | Path] = (),
         mcp_servers: list[dict[str, Any]] | None = None,
+        additional_directories: Iterable[str | Path] = (),
     ) -> Session:
         self._check_running()
         from acp_tui.core.transport import acp_protocol as acp
 
         connection = self.connection(connection_id)
         directory = _directory(cwd if cwd is not None else connection.cwd)
+        dirs = added_dirs.merged(self.add_dirs, additional_directories)
+        params = {"cwd": str(directory), "mcpServers": mcp_servers or []}
         try:
             result = await connection.call(
                 acp.SESSION_NEW,
-                {"cwd": str(directory), "mcpServers": mcp_servers or []},
+                added_dirs.request(params, dirs, connection.capabilities),
                 timeout=self.timeouts.session_new,
             )
         except HostError as exc:
@@ -253,14 +260,15 @@ class Host(CheckpointCommands, ShellCommands):
         agent_session_id = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(agent_session_id, str):
             raise HostError("agent_error", "the agent answered session/new without a sessionId")
-        return self._new_session(
+        session = self._new_session(
             connection,
             agent_session_id,
             directory,
-            allow_roots,
+            [*allow_roots, *dirs],
             mcp_servers=mcp_servers,
             setup=result,
         )
+        return added_dirs.adopt(session, dirs, connection.capabilities)
 
     def _new_session(
         self,
@@ -317,6 +325,7 @@ class Host(CheckpointCommands, ShellCommands):
         mcp_servers: list[dict[str, Any]] | None = None,
         resume: Sequence[Entry] | None = None,
         settings: dict[str, Any] | None = None,
+        additional_directories: Iterable[str | Path] = (),
     ) -> Session:
         """Resume one of the agent's sessions: with ``session/load`` the agent
         replays its history as updates into the new session's thread; with
@@ -333,23 +342,24 @@ class Host(CheckpointCommands, ShellCommands):
         if resume is not None and not can_resume(connection.capabilities):
             raise HostError("unsupported", f"{connection.agent_name} cannot resume sessions")
         directory = _directory(cwd if cwd is not None else connection.cwd)
+        dirs = added_dirs.merged(self.add_dirs, additional_directories)
         session = self._new_session(
             connection,
             agent_session_id,
             directory,
-            allow_roots,
+            [*allow_roots, *dirs],
             resumed=True,
             mcp_servers=mcp_servers,
         )
         session.carry_over(resume or ())
         try:
+            params = {
+                "sessionId": agent_session_id,
+                "cwd": str(directory),
+                "mcpServers": mcp_servers or [],
+            }
             result = await connection.call(
-                method,
-                {
-                    "sessionId": agent_session_id,
-                    "cwd": str(directory),
-                    "mcpServers": mcp_servers or [],
-                },
+                method, added_dirs.request(params, dirs, connection.capabilities)
             )
         except HostError:
             self.sessions.remove(session)
@@ -357,6 +367,7 @@ class Host(CheckpointCommands, ShellCommands):
             session.close()
             raise
         session.adopt_setup(result if isinstance(result, dict) else {})
+        added_dirs.adopt(session, dirs, connection.capabilities)
         if settings is None:
             settings = self.kept_settings(agent_session_id)
         # Recorded only now: a failed load must not touch the stored transcript.
@@ -383,6 +394,7 @@ class Host(CheckpointCommands, ShellCommands):
             dead.cwd,
             allow_roots=dead.tools.fence.roots[1:],
             mcp_servers=dead.mcp_servers,
+            additional_directories=dead.added_dirs,
             resume=dead.thread.entries if resume else None,
             settings=kept_settings(dead.modes, dead.config_options, dead.usage),
         )

@@ -152,6 +152,9 @@ class Methods:
             _opt_str(params, "cwd"),
             allow_roots=_str_list(params.get("allowRoots"), "allowRoots"),
             mcp_servers=_mcp_servers(params),
+            additional_directories=_str_list(
+                params.get("additionalDirectories"), "additionalDirectories"
+            ),
         )
         return _session_setup(session)
 
@@ -162,6 +165,9 @@ class Methods:
             _opt_str(params, "cwd"),
             allow_roots=_str_list(params.get("allowRoots"), "allowRoots"),
             mcp_servers=_mcp_servers(params),
+            additional_directories=_str_list(
+                params.get("additionalDirectories"), "additionalDirectories"
+            ),
         )
         return _session_setup(session)
 

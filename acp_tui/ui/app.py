@@ -568,6 +568,7 @@ def run_tui(
     cwd: Path,
     extra_roots: list[Path],
     theme: str | None,
+    add_dirs: list[Path] | None = None,
     resume: str | None = None,
     history: HistoryStore | None = None,
     notices: list[str] | None = None,
@@ -578,6 +579,7 @@ def run_tui(
 ) -> int:
     host = Host(
         extra_roots=extra_roots,
+        add_dirs=add_dirs or (),
         history=history,
         timeouts=timeouts,
         text_budget=text_budget,

@@ -58,6 +58,9 @@ Each prompt's first text line is a command; the agent does exactly that:
     deaf PATH                end the turn, then stop reading stdin (the whole
                              agent blocks; it creates PATH.deaf then) until the
                              file PATH exists
+    lifecycle                reply (JSON) the session/new, session/load or
+                             session/resume that made this session: {method,
+                             cwd, additionalDirectories} as the agent received it
 
 Counts every initialize it receives in the env file ACP_FAKE_COUNT_FILE.
 With ACP_FAKE_STATE_DIR set it can load sessions: every prompt and every
@@ -85,7 +88,8 @@ prompt's reply comes during the prompt after it. ``session/close`` +
 resume is counted in the env file ACP_FAKE_COUNT_FILE. ACP_FAKE_CLOSE=1 offers
 ``session/close`` alone; every close is written there too ("close <session>"),
 and it cancels the session's running prompt. Every turn reports
-usage (non-zero).
+usage (non-zero). ACP_FAKE_ADD_DIRS=1 advertises
+``sessionCapabilities.additionalDirectories``.
 """
 
 from __future__ import annotations
@@ -118,6 +122,7 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
     ResumeSessionResponse,
+    SessionAdditionalDirectoriesCapabilities,
     SessionCapabilities,
     SessionCloseCapabilities,
     SessionConfigOptionSelect,
@@ -176,6 +181,15 @@ class ScriptedAgent(
         #: Prompts running per session (a second one says so in its reply).
         self.running: dict[str, int] = {}
         self.owed: dict[str, list[Any]] = {}
+        #: Per session, the lifecycle request that made it (the ``lifecycle`` command).
+        self.lifecycles: dict[str, dict[str, Any]] = {}
+
+    def _lifecycle(self, method: str, session_id: str, cwd: str, kwargs: dict[str, Any]) -> None:
+        dirs = kwargs.get("additional_directories")
+        self.lifecycles[session_id] = {"method": method, "cwd": cwd, "additionalDirectories": dirs}
+
+    async def do_lifecycle(self, sid: str, rest: str, text: str) -> None:
+        await self.say(sid, json.dumps(self.lifecycles.get(sid)))
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -203,6 +217,9 @@ class ScriptedAgent(
                     if reopen or os.environ.get("ACP_FAKE_CLOSE") == "1"
                     else None,
                     resume=SessionResumeCapabilities() if reopen else None,
+                    additional_directories=SessionAdditionalDirectoriesCapabilities()
+                    if os.environ.get("ACP_FAKE_ADD_DIRS") == "1"
+                    else None,
                 ),
             ),
             agent_info=Implementation(name="scripted", version="1"),
@@ -253,6 +270,7 @@ class ScriptedAgent(
         if self.state_dir:
             session_id = "s-" + uuid.uuid4().hex[:8]
             self._remember(session_id, {"cwd": cwd})
+        self._lifecycle("session/new", session_id, cwd, kwargs)
         return NewSessionResponse(
             session_id=session_id,
             config_options=self.config_options(),
@@ -314,6 +332,7 @@ class ScriptedAgent(
         path = os.path.join(self.state_dir or "", session_id + ".jsonl")
         if not self.state_dir or not os.path.exists(path):
             raise acp.RequestError.invalid_params({"sessionId": session_id})
+        self._lifecycle("session/load", session_id, cwd, kwargs)
         with open(path) as f:
             for line in f:
                 record = json.loads(line)
@@ -369,6 +388,7 @@ class ScriptedAgent(
         if count_file:
             with open(count_file, "a") as f:
                 f.write("resume\n")
+        self._lifecycle("session/resume", session_id, cwd, kwargs)
         self.mode = "ask"  # a resumed session starts with the defaults
         self.model = "fast"
         return ResumeSessionResponse(config_options=self.config_options(), modes=self.modes())

@@ -126,6 +126,7 @@ class Session:
         self.closed_by_client = False  # (session.close, not the agent going away)
         self.last_stop_reason: str | None = None
         self.mcp_servers = list(mcp_servers or [])
+        self.added_dirs: list[Path] = []  # told as additionalDirectories (sessions/added_dirs.py)
         self._hub = hub
         self._cancel_grace = cancel_grace
         self._closing_tasks: set[asyncio.Task[None]] = set()
