@@ -158,6 +158,7 @@ async def test_a_prompt_refused_for_want_of_a_sign_in_asks_for_one_then_goes(
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         assert "asks you to sign in again" in picker_text(app)
         await pilot.press("1")
+
         def replied() -> bool:
             view = app.conversation.current
             replies = [e for e in view.entries if isinstance(e, AssistantEntry)] if view else []
