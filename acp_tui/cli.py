@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp_tui import ACP_HOST_VERSION, __version__
 from acp_tui.agents import presets
@@ -234,6 +234,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
     prune_spill(default_spill_root(os.environ))  # (never raises)
+    # [mcp_servers.NAME] for this agent (a bare command: those for every agent).
+    named = (
+        None
+        if command is not None
+        else args.agent or (None if args.headless else config.default_agent)
+    )
+    mcp_servers = config.mcp.for_agent(named)
     if args.headless:
         return run_headless(
             spec,
@@ -243,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             config.timeouts,
             config.text_budget,
             checkpoints=config.checkpoints,
+            mcp_servers=mcp_servers,
         )
     assert spec is not None
     from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
@@ -259,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         text_budget=config.text_budget,
         checkpoints=config.checkpoints,
         notifications=config.notifications,
+        mcp_servers=mcp_servers,
     )
 
 
@@ -290,6 +299,7 @@ def run_headless(
     text_budget: int,
     *,
     checkpoints: CheckpointSettings | None = None,
+    mcp_servers: list[dict[str, Any]] | None = None,
 ) -> int:
     # Imported here: --version and --list-agents start without them.
     import asyncio
@@ -301,7 +311,9 @@ def run_headless(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     os.chdir(cwd)
-    return asyncio.run(_serve(spec, roots, history, timeouts, text_budget, checkpoints))
+    return asyncio.run(
+        _serve(spec, roots, history, timeouts, text_budget, checkpoints, mcp_servers or [])
+    )
 
 
 async def _serve(
@@ -311,6 +323,7 @@ async def _serve(
     timeouts: Timeouts | None,
     text_budget: int,
     checkpoints: CheckpointSettings | None,
+    mcp_servers: list[dict[str, Any]],
 ) -> int:
     import asyncio
     import contextlib
@@ -328,6 +341,7 @@ async def _serve(
         text_budget=text_budget,
         logs=logs_dir(),
         checkpoints=checkpoints,
+        mcp_servers=mcp_servers,
     )
     reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)

@@ -33,6 +33,7 @@ from acp_tui.core.model.session_state import kept_settings
 from acp_tui.core.sessions import settings as session_settings
 from acp_tui.core.sessions.agent_spec import AgentSpec
 from acp_tui.core.sessions.closing import can_resume, close_session
+from acp_tui.core.sessions.mcp_offer import mcp_offer
 from acp_tui.core.sessions.needs_you import NeedsYou
 from acp_tui.core.sessions.registry import SessionRegistry
 from acp_tui.core.shell_commands import ShellCommands
@@ -79,8 +80,11 @@ class Host(CheckpointCommands, ShellCommands):
         timeouts: Timeouts | None = None,
         logs: Path | None = None,
         checkpoints: CheckpointSettings | None = None,
+        mcp_servers: Iterable[Mapping[str, Any]] = (),
     ) -> None:
         self.hub = EventHub()
+        #: The configured MCP servers (ACP wire shapes) for sessions not given their own.
+        self.mcp_servers = [dict(server) for server in mcp_servers]
         #: Characters of text each session may hold; past it, large contents are
         #: cut and kept in full in files under ``spill_root`` (core/budget.py).
         self.text_budget = text_budget
@@ -230,6 +234,7 @@ class Host(CheckpointCommands, ShellCommands):
 
         connection = self.connection(connection_id)
         directory = _directory(cwd if cwd is not None else connection.cwd)
+        mcp_servers, left_out = mcp_offer(self.mcp_servers, mcp_servers, connection.capabilities)
         try:
             result = await connection.call(
                 acp.SESSION_NEW,
@@ -249,7 +254,7 @@ class Host(CheckpointCommands, ShellCommands):
         agent_session_id = result.get("sessionId") if isinstance(result, dict) else None
         if not isinstance(agent_session_id, str):
             raise HostError("agent_error", "the agent answered session/new without a sessionId")
-        return self._new_session(
+        session = self._new_session(
             connection,
             agent_session_id,
             directory,
@@ -257,6 +262,9 @@ class Host(CheckpointCommands, ShellCommands):
             mcp_servers=mcp_servers,
             setup=result,
         )
+        if left_out:
+            session.add_notice("warning", left_out)
+        return session
 
     def _new_session(
         self,
@@ -329,6 +337,7 @@ class Host(CheckpointCommands, ShellCommands):
         if resume is not None and not can_resume(connection.capabilities):
             raise HostError("unsupported", f"{connection.agent_name} cannot resume sessions")
         directory = _directory(cwd if cwd is not None else connection.cwd)
+        mcp_servers, left_out = mcp_offer(self.mcp_servers, mcp_servers, connection.capabilities)
         session = self._new_session(
             connection,
             agent_session_id,
@@ -353,6 +362,8 @@ class Host(CheckpointCommands, ShellCommands):
             session.close()
             raise
         session.adopt_setup(result if isinstance(result, dict) else {})
+        if left_out:
+            session.add_notice("warning", left_out)
         if settings is None:
             settings = self.kept_settings(agent_session_id)
         # Recorded only now: a failed load must not touch the stored transcript.
