@@ -12,7 +12,11 @@ from typing import Any
 
 from acp_tui.agents.config import load_config
 from acp_tui.agents.presets import PRESETS
-from tests.fake_agents import SCRIPTED_AGENT
+from acp_tui.core.host import Host
+from acp_tui.core.model.entries import AssistantEntry, NoticeEntry
+from acp_tui.core.sessions.session import Session
+from tests.fake_agents import SCRIPTED_AGENT, agent_spec
+from tests.test_cancel_recovery import cancelled_turn, text
 from tests.test_config import toml_str
 from tests.test_headless import rebuild_text
 
@@ -254,3 +258,41 @@ async def test_a_bare_command_gets_only_the_servers_for_every_agent(
     assert [s["name"] for s in reply["mcpServers"]] == ["files", "local"]
     (notice,) = _notices(client, session_id)
     assert notice["text"].startswith("MCP servers left out: events (sse); ")
+
+
+# -- session/resume: a revived session, and the reopen after a cancel ------------------------------
+
+STDIO = {"name": "files", "command": "/opt/mcp/files", "args": [], "env": []}
+HTTP = {"type": "http", "name": "docs", "url": "https://mcp.example.com/docs", "headers": []}
+
+
+def _reply(session: Session) -> Any:
+    entry = session.thread.entries[-1]
+    assert isinstance(entry, AssistantEntry)
+    return json.loads("".join(c.text for c in entry.chunks))
+
+
+async def test_session_resume_gets_the_configured_servers_too(tmp_path: Path) -> None:
+    host = Host(mcp_servers=[STDIO, HTTP])
+    try:
+        spec = agent_spec(ACP_FAKE_REOPEN="1", ACP_FAKE_LAG_AFTER_CANCEL="1")
+        connection, _ = await host.open_connection(spec, tmp_path)
+        session = await host.create_session(connection.connection_id, tmp_path)
+        # The reopen after a cancel (cancel_recovery.py) resumes with them.
+        await cancelled_turn(host, session)
+        await host.prompt(session.session_id, text("mcp-servers"))
+        assert _reply(session) == {"method": "session/resume", "mcpServers": [STDIO]}
+        # A session resumed in a new agent process (the TUI's revive).
+        fresh, _ = await host.open_connection(agent_spec(ACP_FAKE_REOPEN="1"), tmp_path)
+        resumed = await host.load_session(
+            fresh.connection_id,
+            session.agent_session_id,
+            tmp_path,
+            resume=list(session.thread.entries),
+        )
+        await host.prompt(resumed.session_id, text("mcp-servers"))
+        assert _reply(resumed) == {"method": "session/resume", "mcpServers": [STDIO]}
+        notices = [e.text for e in resumed.thread.entries if isinstance(e, NoticeEntry)]
+        assert any(n.startswith("MCP servers left out: docs (http)") for n in notices)
+    finally:
+        await host.shutdown()
