@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp_tui import ACP_HOST_VERSION, __version__
 from acp_tui.agents import presets
@@ -247,6 +247,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
     prune_spill(default_spill_root(os.environ))  # (never raises)
+    # [mcp_servers.NAME] for this agent (a bare command: those for every agent).
+    named = (
+        None
+        if command is not None
+        else args.agent or (None if args.headless else config.default_agent)
+    )
+    mcp_servers = config.mcp.for_agent(named)
     if args.headless:
         return run_headless(
             spec,
@@ -257,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             config.text_budget,
             checkpoints=config.checkpoints,
             add_dirs=add_dirs,
+            mcp_servers=mcp_servers,
         )
     assert spec is not None
     from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
@@ -274,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         text_budget=config.text_budget,
         checkpoints=config.checkpoints,
         notifications=config.notifications,
+        mcp_servers=mcp_servers,
     )
 
 
@@ -306,6 +315,7 @@ def run_headless(
     *,
     checkpoints: CheckpointSettings | None = None,
     add_dirs: list[Path] | None = None,
+    mcp_servers: list[dict[str, Any]] | None = None,
 ) -> int:
     # Imported here: --version and --list-agents start without them.
     import asyncio
@@ -318,7 +328,16 @@ def run_headless(
     )
     os.chdir(cwd)
     return asyncio.run(
-        _serve(spec, roots, history, timeouts, text_budget, checkpoints, add_dirs or [])
+        _serve(
+            spec,
+            roots,
+            history,
+            timeouts,
+            text_budget,
+            checkpoints,
+            add_dirs or [],
+            mcp_servers or [],
+        )
     )
 
 
@@ -330,6 +349,7 @@ async def _serve(
     text_budget: int,
     checkpoints: CheckpointSettings | None,
     add_dirs: list[Path],
+    mcp_servers: list[dict[str, Any]],
 ) -> int:
     import asyncio
     import contextlib
@@ -348,6 +368,7 @@ async def _serve(
         text_budget=text_budget,
         logs=logs_dir(),
         checkpoints=checkpoints,
+        mcp_servers=mcp_servers,
     )
     reader = await open_reader(sys.stdin.buffer, READ_AHEAD)
     sink = await open_sink(sys.stdout.buffer)

@@ -285,8 +285,8 @@ def test_wrong_shapes_for_whole_sections(tmp_path: Path) -> None:
         f"acp-tui: config {path} line 3: default_agent must be a string, an agent's name"
         " (got an integer); using 'demo'",
         f"acp-tui: config {path} line 4: unknown key 'x' (known: agents, default_agent, theme,"
-        " allow_roots, add_dirs, history, timeouts, registry, limits, checkpoints, notifications);"
-        " ignoring it",
+        " allow_roots, add_dirs, history, timeouts, registry, limits, checkpoints, notifications,"
+        " mcp_servers); ignoring it",
     ]
 
 

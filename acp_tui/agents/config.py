@@ -24,6 +24,8 @@
     enabled = true                  # /changes, /rewind
     keep = 200
 
+    [mcp_servers.files]             # MCP servers for every session: agents/config_mcp.py
+
     [agents.mine]
     command = "node"                # no slash: looked up on PATH
     args = ["/opt/mine/agent.js", "--acp"]
@@ -56,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp_tui.agents import presets
 from acp_tui.agents.config_checkpoints import CHECKPOINT_KEYS, checkpoint_settings
+from acp_tui.agents.config_mcp import MCP_KEYS, McpSettings, mcp_settings
 from acp_tui.agents.config_notifications import (
     NOTIFICATION_KEYS,
     NotificationSettings,
@@ -88,6 +91,7 @@ TOP_LEVEL_KEYS = (
     "limits",
     "checkpoints",
     "notifications",
+    "mcp_servers",
 )
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
@@ -205,6 +209,8 @@ class Config:
     checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
     #: ``[notifications]``: bell, desktop notification, window title (ui/attention.py).
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
+    #: ``[mcp_servers.NAME]``: the MCP servers every session is given.
+    mcp: McpSettings = field(default_factory=McpSettings)
     #: Warnings for the user, one line each; the items they name were ignored.
     problems: list[str] = field(default_factory=list)
 
@@ -302,6 +308,7 @@ class _Loader:
             if key not in TOP_LEVEL_KEYS:
                 self.warn((key,), f"unknown key {key!r}{_hint(key, TOP_LEVEL_KEYS)}; ignoring it")
         agents = self._agents(data.get("agents"))
+        registry = self._registry(data.get("registry"))
         return Config(
             path=self.path,
             agents=agents,
@@ -311,13 +318,20 @@ class _Loader:
             add_dirs=tuple(self._roots(data.get("add_dirs"), "add_dirs")),
             history=self._history(data.get("history")),
             timeouts=self._timeouts(data.get("timeouts")),
-            registry=self._registry(data.get("registry")),
+            registry=registry,
             text_budget=self._limits(data.get("limits")),
             checkpoints=checkpoint_settings(
                 data.get("checkpoints"), self.warn, lambda key: _hint(key, CHECKPOINT_KEYS)
             ),
             notifications=notification_settings(
                 data.get("notifications"), self.warn, lambda key: _hint(key, NOTIFICATION_KEYS)
+            ),
+            mcp=mcp_settings(
+                data.get("mcp_servers"),
+                self.warn,
+                lambda key: _hint(key, MCP_KEYS),
+                agent_names=dict.fromkeys([*presets.PRESETS, *agents, *registry]),
+                folder=self.path.parent,
             ),
             problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
         )

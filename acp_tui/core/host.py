@@ -34,6 +34,7 @@ from acp_tui.core.sessions import added_dirs
 from acp_tui.core.sessions import settings as session_settings
 from acp_tui.core.sessions.agent_spec import AgentSpec
 from acp_tui.core.sessions.closing import can_resume, close_session
+from acp_tui.core.sessions.mcp_offer import mcp_offer
 from acp_tui.core.sessions.needs_you import NeedsYou
 from acp_tui.core.sessions.registry import SessionRegistry
 from acp_tui.core.shell_commands import ShellCommands
@@ -84,8 +85,11 @@ class Host(CheckpointCommands, ShellCommands):
         timeouts: Timeouts | None = None,
         logs: Path | None = None,
         checkpoints: CheckpointSettings | None = None,
+        mcp_servers: Iterable[Mapping[str, Any]] = (),
     ) -> None:
         self.hub = EventHub()
+        #: The configured MCP servers (ACP wire shapes) for sessions not given their own.
+        self.mcp_servers = [dict(server) for server in mcp_servers]
         #: Characters of text each session may hold; past it, large contents are
         #: cut and kept in full in files under ``spill_root`` (core/budget.py).
         self.text_budget = text_budget
@@ -240,6 +244,7 @@ class Host(CheckpointCommands, ShellCommands):
         connection = self.connection(connection_id)
         directory = _directory(cwd if cwd is not None else connection.cwd)
         dirs = added_dirs.merged(self.add_dirs, additional_directories)
+        mcp_servers, left_out = mcp_offer(self.mcp_servers, mcp_servers, connection.capabilities)
         params = {"cwd": str(directory), "mcpServers": mcp_servers or []}
         try:
             result = await connection.call(
@@ -268,6 +273,8 @@ class Host(CheckpointCommands, ShellCommands):
             mcp_servers=mcp_servers,
             setup=result,
         )
+        if left_out:
+            session.add_notice("warning", left_out)
         return added_dirs.adopt(session, dirs, connection.capabilities)
 
     def _new_session(
@@ -343,6 +350,7 @@ class Host(CheckpointCommands, ShellCommands):
             raise HostError("unsupported", f"{connection.agent_name} cannot resume sessions")
         directory = _directory(cwd if cwd is not None else connection.cwd)
         dirs = added_dirs.merged(self.add_dirs, additional_directories)
+        mcp_servers, left_out = mcp_offer(self.mcp_servers, mcp_servers, connection.capabilities)
         session = self._new_session(
             connection,
             agent_session_id,
@@ -368,6 +376,8 @@ class Host(CheckpointCommands, ShellCommands):
             raise
         session.adopt_setup(result if isinstance(result, dict) else {})
         added_dirs.adopt(session, dirs, connection.capabilities)
+        if left_out:
+            session.add_notice("warning", left_out)
         if settings is None:
             settings = self.kept_settings(agent_session_id)
         # Recorded only now: a failed load must not touch the stored transcript.

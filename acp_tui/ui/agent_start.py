@@ -21,6 +21,7 @@ from acp_tui.ui.conversation import Conversation
 from acp_tui.ui.export_command import EXPORT_COMMAND
 from acp_tui.ui.help_topics import welcome
 from acp_tui.ui.host_link import AgentInfo, HostLink, NoticeLevel
+from acp_tui.ui.mcp_command import MCP_COMMAND
 from acp_tui.ui.pickers import SettingsPicker
 from acp_tui.ui.resume import ResumeFlow
 from acp_tui.ui.revive import Revived, revive
@@ -134,7 +135,9 @@ class AgentStart:
         if shown is not None and shown.replaces:  # carried on: not shown twice
             log.reset()
         log.sync()
-        surface.prompt.set_commands([*view.commands, EXPORT_COMMAND, *CHECKPOINT_COMMANDS])
+        surface.prompt.set_commands(
+            [*view.commands, EXPORT_COMMAND, MCP_COMMAND, *CHECKPOINT_COMMANDS]
+        )
         surface.prompt.set_file_root(view.cwd)
         surface.prompt.set_prompt_capabilities(agent.prompt_capabilities)
         surface.plan_panel.entries = list(view.plan)

@@ -54,6 +54,7 @@ from acp_tui.ui.history import PromptHistory, history_path
 from acp_tui.ui.host_link import HostLink
 from acp_tui.ui.local_host import LocalHost
 from acp_tui.ui.log_source import LogSource
+from acp_tui.ui.mcp_command import is_mcp_command, show_mcp_servers
 from acp_tui.ui.permission_flow import PermissionFlow
 from acp_tui.ui.pickers import SessionCommands, SettingsPicker, session_status
 from acp_tui.ui.render import ThemePalette
@@ -405,6 +406,9 @@ class AcpApp(App[int]):
         if argument is not None:
             self.action_export(argument)
             return
+        if is_mcp_command(message.text):
+            show_mcp_servers(self, self.link, self.conversation.current)
+            return
         command = parse_checkpoint_command(message.text)
         if command is not None:
             self.rewind.command(command)
@@ -576,6 +580,7 @@ def run_tui(
     text_budget: int = DEFAULT_BUDGET,
     checkpoints: CheckpointSettings | None = None,
     notifications: NotificationSettings | None = None,
+    mcp_servers: list[dict[str, Any]] | None = None,
 ) -> int:
     host = Host(
         extra_roots=extra_roots,
@@ -585,6 +590,7 @@ def run_tui(
         text_budget=text_budget,
         logs=logs_dir(),
         checkpoints=checkpoints,
+        mcp_servers=mcp_servers or (),
     )
     app = AcpApp(
         spec,

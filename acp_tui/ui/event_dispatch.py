@@ -17,6 +17,7 @@ from acp_tui.core import Event
 from acp_tui.ui.conversation import Applied, Conversation
 from acp_tui.ui.elicitation_flow import ELICITATION_EVENTS
 from acp_tui.ui.export_command import EXPORT_COMMAND
+from acp_tui.ui.mcp_command import MCP_COMMAND
 from acp_tui.ui.rewind_flow import CHECKPOINT_COMMANDS
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ class EventDispatch:
     def _commands_updated(self, applied: Applied) -> None:
         if self._is_current(applied):
             self.surface.prompt.set_commands(
-                [*applied.view.commands, EXPORT_COMMAND, *CHECKPOINT_COMMANDS]
+                [*applied.view.commands, EXPORT_COMMAND, MCP_COMMAND, *CHECKPOINT_COMMANDS]
             )
 
     def _settings_changed(self, applied: Applied) -> None:

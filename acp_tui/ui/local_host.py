@@ -87,7 +87,7 @@ class LocalHost:
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
         session = self.host.session(session_id)
-        return {**session.snapshot(), "cwd": str(session.cwd)}
+        return {**session.snapshot(), "cwd": str(session.cwd), "mcpServers": session.mcp_servers}
 
     def transcript(self, key: str) -> StoredTranscript:
         if self.host.history is None:

@@ -61,7 +61,11 @@ Each prompt's first text line is a command; the agent does exactly that:
     lifecycle                reply (JSON) the session/new, session/load or
                              session/resume that made this session: {method,
                              cwd, additionalDirectories} as the agent received it
+    mcp-servers              reply JSON {"method", "mcpServers"}: the mcpServers the
+                             session was last given (session/new, /load or /resume)
 
+ACP_FAKE_MCP=http,sse (or one of them) says it takes such MCP servers
+(agentCapabilities.mcpCapabilities); without it, only stdio ones.
 Counts every initialize it receives in the env file ACP_FAKE_COUNT_FILE.
 With ACP_FAKE_STATE_DIR set it can load sessions: every prompt and every
 ``say`` is kept in DIR/<session>.jsonl, ``session/load`` replays them as
@@ -119,6 +123,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptResponse,
     ResumeSessionResponse,
@@ -190,6 +195,8 @@ class ScriptedAgent(
 
     async def do_lifecycle(self, sid: str, rest: str, text: str) -> None:
         await self.say(sid, json.dumps(self.lifecycles.get(sid)))
+        #: Per session: the method that last gave it mcpServers, and what they were.
+        self.mcp: dict[str, tuple[str, list[Any]]] = {}
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -205,10 +212,12 @@ class ScriptedAgent(
             with open(count_file, "a") as f:
                 f.write("initialize\n")
         reopen = os.environ.get("ACP_FAKE_REOPEN") == "1"
+        mcp = os.environ.get("ACP_FAKE_MCP", "").split(",")
         return InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=bool(self.state_dir),
+                mcp_capabilities=McpCapabilities(http="http" in mcp, sse="sse" in mcp),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities()
                     if self.state_dir and os.environ.get("ACP_FAKE_NO_LIST") != "1"
@@ -271,6 +280,7 @@ class ScriptedAgent(
             session_id = "s-" + uuid.uuid4().hex[:8]
             self._remember(session_id, {"cwd": cwd})
         self._lifecycle("session/new", session_id, cwd, kwargs)
+        self._given_mcp(session_id, "session/new", kwargs)
         return NewSessionResponse(
             session_id=session_id,
             config_options=self.config_options(),
@@ -333,6 +343,7 @@ class ScriptedAgent(
         if not self.state_dir or not os.path.exists(path):
             raise acp.RequestError.invalid_params({"sessionId": session_id})
         self._lifecycle("session/load", session_id, cwd, kwargs)
+        self._given_mcp(session_id, "session/load", kwargs)
         with open(path) as f:
             for line in f:
                 record = json.loads(line)
@@ -389,6 +400,7 @@ class ScriptedAgent(
             with open(count_file, "a") as f:
                 f.write("resume\n")
         self._lifecycle("session/resume", session_id, cwd, kwargs)
+        self._given_mcp(session_id, "session/resume", kwargs)
         self.mode = "ask"  # a resumed session starts with the defaults
         self.model = "fast"
         return ResumeSessionResponse(config_options=self.config_options(), modes=self.modes())
@@ -438,6 +450,15 @@ class ScriptedAgent(
 
     async def do_mode(self, sid: str, rest: str, text: str) -> None:
         await self.say(sid, self.mode)
+
+    def _given_mcp(self, session_id: str, method: str, kwargs: dict[str, Any]) -> None:
+        servers = kwargs.get("mcp_servers") or []
+        dumped = [s.model_dump(by_alias=True, exclude_none=True) for s in servers]
+        self.mcp[session_id] = (method, dumped)
+
+    async def do_mcp_servers(self, sid: str, rest: str, text: str) -> None:
+        method, servers = self.mcp.get(sid, ("", []))
+        await self.say(sid, json.dumps({"method": method, "mcpServers": servers}))
 
 
 def main() -> None:
