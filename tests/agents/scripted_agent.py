@@ -188,6 +188,8 @@ class ScriptedAgent(
         self.owed: dict[str, list[Any]] = {}
         #: Per session, the lifecycle request that made it (the ``lifecycle`` command).
         self.lifecycles: dict[str, dict[str, Any]] = {}
+        #: Per session: the method that last gave it mcpServers, and what they were.
+        self.mcp: dict[str, tuple[str, list[Any]]] = {}
 
     def _lifecycle(self, method: str, session_id: str, cwd: str, kwargs: dict[str, Any]) -> None:
         dirs = kwargs.get("additional_directories")
@@ -195,8 +197,6 @@ class ScriptedAgent(
 
     async def do_lifecycle(self, sid: str, rest: str, text: str) -> None:
         await self.say(sid, json.dumps(self.lifecycles.get(sid)))
-        #: Per session: the method that last gave it mcpServers, and what they were.
-        self.mcp: dict[str, tuple[str, list[Any]]] = {}
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
