@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             mcp_servers=mcp_servers,
         )
     assert spec is not None
-    from acp_tui.ui.app import run_tui  # Textual is imported only for the TUI
+    from acp_tui.ui.run import run_tui  # Textual is imported only for the TUI
 
     return run_tui(
         spec,

@@ -17,14 +17,7 @@
     session_text_mib = 64           # text a session keeps; past it, large
                                     # contents are cut (kept whole in files)
 
-    [notifications]                 # agents/config_notifications.py
-    bell = false
-
-    [checkpoints]                   # agents/config_checkpoints.py
-    enabled = true                  # /changes, /rewind
-    keep = 200
-
-    [mcp_servers.files]             # MCP servers for every session: agents/config_mcp.py
+    # [notifications], [checkpoints], [mcp_servers.NAME]: see agents/config_*.py
 
     [agents.mine]
     command = "node"                # no slash: looked up on PATH

@@ -18,14 +18,12 @@ from typing import TYPE_CHECKING
 
 from acp_tui.core import HostError, failures, load_connection_modules
 from acp_tui.ui.conversation import Conversation
-from acp_tui.ui.export_command import EXPORT_COMMAND
 from acp_tui.ui.help_topics import welcome
 from acp_tui.ui.host_link import AgentInfo, HostLink, NoticeLevel
-from acp_tui.ui.mcp_command import MCP_COMMAND
+from acp_tui.ui.local_commands import with_local
 from acp_tui.ui.pickers import SettingsPicker
 from acp_tui.ui.resume import ResumeFlow
 from acp_tui.ui.revive import Revived, revive
-from acp_tui.ui.rewind_flow import CHECKPOINT_COMMANDS
 
 if TYPE_CHECKING:
     from acp_tui.core import AgentSpec
@@ -135,9 +133,7 @@ class AgentStart:
         if shown is not None and shown.replaces:  # carried on: not shown twice
             log.reset()
         log.sync()
-        surface.prompt.set_commands(
-            [*view.commands, EXPORT_COMMAND, MCP_COMMAND, *CHECKPOINT_COMMANDS]
-        )
+        surface.prompt.set_commands(with_local(view.commands))
         surface.prompt.set_file_root(view.cwd)
         surface.prompt.set_prompt_capabilities(agent.prompt_capabilities)
         surface.plan_panel.entries = list(view.plan)

@@ -29,15 +29,11 @@ from textual.widgets import TextArea
 
 from acp_tui.agents.config_notifications import NotificationSettings
 from acp_tui.core import (
-    DEFAULT_BUDGET,
     Event,
     EventChannel,
-    HistoryStore,
     Host,
     SessionView,
-    Timeouts,
     clean,
-    logs_dir,
     one_line,
 )
 from acp_tui.ui.agent_start import AgentStart
@@ -47,20 +43,21 @@ from acp_tui.ui.conversation import Conversation
 from acp_tui.ui.elicitation_flow import ElicitationFlow
 from acp_tui.ui.event_dispatch import EventDispatch
 from acp_tui.ui.event_pump import pump_events
-from acp_tui.ui.exit_guard import ExitGuard, run_guarded
-from acp_tui.ui.export_command import export_conversation, parse_local_command
+from acp_tui.ui.exit_guard import ExitGuard
+from acp_tui.ui.export_command import export_conversation
 from acp_tui.ui.help_topics import help_topics
 from acp_tui.ui.history import PromptHistory, history_path
 from acp_tui.ui.host_link import HostLink
+from acp_tui.ui.local_commands import LocalCommands
 from acp_tui.ui.local_host import LocalHost
 from acp_tui.ui.log_source import LogSource
-from acp_tui.ui.mcp_command import is_mcp_command, show_mcp_servers
+from acp_tui.ui.mcp_command import show_mcp_servers
 from acp_tui.ui.permission_flow import PermissionFlow
 from acp_tui.ui.pickers import SessionCommands, SettingsPicker, session_status
 from acp_tui.ui.render import ThemePalette
-from acp_tui.ui.resume import ResumeFlow, resume_hint
-from acp_tui.ui.rewind_flow import RewindFlow, parse_checkpoint_command, run_editor
-from acp_tui.ui.shell_flow import ShellFlow, shell_command
+from acp_tui.ui.resume import ResumeFlow
+from acp_tui.ui.rewind_flow import RewindFlow, run_editor
+from acp_tui.ui.shell_flow import ShellFlow
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
 from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
 from acp_tui.ui.turns import Turns
@@ -71,7 +68,7 @@ from acp_tui.ui.widgets.queue_line import QueueLine
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
-    from acp_tui.core import AgentConnection, AgentSpec, CheckpointSettings, Session
+    from acp_tui.core import AgentConnection, AgentSpec, Session
 
 #: Events and characters of text queued for the screen before the agent waits.
 EVENTS_QUEUED = 1024
@@ -147,6 +144,12 @@ class AcpApp(App[int]):
         self.settings = SettingsPicker(self, link, self.conversation)
         self.rewind = RewindFlow(self, link, self.conversation, self.turns)
         self.shell = ShellFlow(self, link, self.conversation)
+        self.local = LocalCommands(
+            export=self.action_export,
+            mcp=lambda: show_mcp_servers(self, self.link, self.conversation.current),
+            checkpoints=self.rewind.command,
+            shell=self._run_shell,
+        )
         #: The bell, desktop notifications and the window title (ui/attention.py).
         self.attention = Attention(
             self._write_terminal,
@@ -402,27 +405,17 @@ class AcpApp(App[int]):
             log.refresh()
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        argument = parse_local_command(message.text)
-        if argument is not None:
-            self.action_export(argument)
-            return
-        if is_mcp_command(message.text):
-            show_mcp_servers(self, self.link, self.conversation.current)
-            return
-        command = parse_checkpoint_command(message.text)
-        if command is not None:
-            self.rewind.command(command)
-            return
-        shell = shell_command(message.text)
-        if shell is not None:
-            self.log_view.action_scroll_end()
-            self.shell.run(shell)
+        if self.local.handle(message.text):
             return
         self.log_view.action_scroll_end()  # sending always shows the newest output
         if message.steer:
             await self.turns.steer(message.text)
         else:
             self.turns.submit(message.text)
+
+    def _run_shell(self, command: str) -> None:
+        self.log_view.action_scroll_end()
+        self.shell.run(command)
 
     # -- actions -------------------------------------------------------------------
 
@@ -564,52 +557,3 @@ class AcpApp(App[int]):
 
     def agents_gone(self) -> bool:
         return self.link.agents_gone()
-
-
-def run_tui(
-    spec: AgentSpec,
-    *,
-    cwd: Path,
-    extra_roots: list[Path],
-    theme: str | None,
-    add_dirs: list[Path] | None = None,
-    resume: str | None = None,
-    history: HistoryStore | None = None,
-    notices: list[str] | None = None,
-    timeouts: Timeouts | None = None,
-    text_budget: int = DEFAULT_BUDGET,
-    checkpoints: CheckpointSettings | None = None,
-    notifications: NotificationSettings | None = None,
-    mcp_servers: list[dict[str, Any]] | None = None,
-) -> int:
-    host = Host(
-        extra_roots=extra_roots,
-        add_dirs=add_dirs or (),
-        history=history,
-        timeouts=timeouts,
-        text_budget=text_budget,
-        logs=logs_dir(),
-        checkpoints=checkpoints,
-        mcp_servers=mcp_servers or (),
-    )
-    app = AcpApp(
-        spec,
-        cwd=cwd,
-        host=host,
-        theme=theme,
-        resume=resume,
-        notices=notices,
-        notifications=notifications,
-    )
-    code = run_guarded(app)
-    # Only after a normal quit: after a signal or a lost terminal nobody may
-    # be reading it (a write could block).
-    agent = app.conversation.agent
-    loadable = agent.can_load if agent is not None else None
-    session = app.session
-    transcript = host.transcript_key(session.session_id) if session is not None else None
-    hint = resume_hint(app.spec, session, cwd, loadable, transcript) if code == 0 else None
-    if hint:
-        with contextlib.suppress(OSError):
-            print(hint, flush=True)
-    return code

@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING
 from acp_tui.core import Event
 from acp_tui.ui.conversation import Applied, Conversation
 from acp_tui.ui.elicitation_flow import ELICITATION_EVENTS
-from acp_tui.ui.export_command import EXPORT_COMMAND
-from acp_tui.ui.mcp_command import MCP_COMMAND
-from acp_tui.ui.rewind_flow import CHECKPOINT_COMMANDS
+from acp_tui.ui.local_commands import with_local
 
 if TYPE_CHECKING:
     from acp_tui.ui.elicitation_flow import ElicitationFlow
@@ -127,9 +125,7 @@ class EventDispatch:
 
     def _commands_updated(self, applied: Applied) -> None:
         if self._is_current(applied):
-            self.surface.prompt.set_commands(
-                [*applied.view.commands, EXPORT_COMMAND, MCP_COMMAND, *CHECKPOINT_COMMANDS]
-            )
+            self.surface.prompt.set_commands(with_local(applied.view.commands))
 
     def _settings_changed(self, applied: Applied) -> None:
         self.surface.refresh_status()
