@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import select
 import signal
@@ -152,3 +153,18 @@ def painted(app: AcpApp) -> str:
     """What the terminal shows right now, dialogs included, one line per row."""
     # The compositor is private, but it is what gets painted: no markup, no SVG escapes.
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def steady(pilot: Pilot[int], timeout: float = 10) -> None:
+    """Until two screens 0.2 s apart are the same (a loaded machine may still
+    be drawing the last frame when the app goes idle)."""
+    app = pilot.app
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    last = app.export_screenshot()
+    while loop.time() < deadline:
+        await pilot.pause(0.2)
+        now = app.export_screenshot()
+        if now == last:
+            return
+        last = now

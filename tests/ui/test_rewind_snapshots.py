@@ -18,6 +18,7 @@ from acp_tui.ui.screens.restore_confirm import RestoreScreen
 from acp_tui.ui.widgets import status_bar
 from tests.ui.helpers import idle, ready, until
 from tests.ui.test_rewind_ui import TURN, kinds, make_app
+from tests.ui.test_snapshots import steady
 
 WORKSPACE = Path("/tmp/acp-tui-snapshots/rewind/project")
 
@@ -50,6 +51,7 @@ def after_the_turn(*keys: str, dialog: bool = False) -> Callable[[Pilot[Any]], A
             await until(pilot, lambda: bool(app.log_view.details))
         await until(pilot, lambda: app.log_view.measured)
         await pilot.pause(0.3)
+        await steady(pilot)
 
     return run_before
 

@@ -21,7 +21,7 @@ from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets import status_bar
 from tests.conftest import REPO
 from tests.fake_agents import agent_spec
-from tests.ui.helpers import idle, make_app, ready, submit, until
+from tests.ui.helpers import idle, make_app, ready, steady, submit, until
 
 WORKSPACE = Path("/tmp/acp-tui-snapshots/workspace")
 SNAPSHOT_FILES = REPO / "snapshots" / "test_snapshots"
@@ -55,6 +55,7 @@ def scenario(*prompts: str, modal: bool = False) -> Callable[[Pilot[Any]], Await
         # scrollbar's thumb depends on them.
         await until(pilot, lambda: app.log_view.measured)
         await pilot.pause(0.3)
+        await steady(pilot)
 
     return run_before
 
