@@ -104,6 +104,7 @@ class Host(CheckpointCommands, ShellCommands, SessionHistory):
             self.hub.subscribe(self.recordings.on_event)
         self._elicitations: ElicitationBook | None = None
         self.checkpoint_settings = checkpoints  # (None: no checkpoints)
+        self.user_shells = {}  # (shell_commands.py)
         self.hub.subscribe(self._observe)
         #: Which sessions wait for the user: one ``needs-you`` event per change.
         self.needs_you = NeedsYou(self.hub.publish)

@@ -17,9 +17,11 @@ class ShellCommands:
     def session(self, session_id: str) -> Session:
         raise NotImplementedError  # the host's registry
 
+    #: Each session's ``!`` commands (the host makes it empty).
+    user_shells: dict[str, user_shell.UserShells]
+
     def _shells(self, session_id: str) -> user_shell.UserShells:
-        table: dict[str, user_shell.UserShells] = self.__dict__.setdefault("_user_shells", {})
-        return table.setdefault(session_id, user_shell.UserShells())
+        return self.user_shells.setdefault(session_id, user_shell.UserShells())
 
     async def run_shell(self, session_id: str, command: str) -> dict[str, Any]:
         """Run ``command`` in the session's folder (no agent turn); its output

@@ -88,3 +88,17 @@ async def test_d_drops_the_output_and_esc_stops_a_command(tmp_path: Path) -> Non
         await until(pilot, lambda: idle(app) and len(prompts(blocks)) == 1)
         sent = json.dumps(prompts(blocks)[0])
         assert "secret-words" not in sent and "sleep 30" in sent
+
+
+async def test_a_command_the_terminals_refuse_says_why(tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        view = app.conversation.current
+        assert view is not None and app.host is not None
+        await app.host.session(view.session_id).tools.terminals.close()  # refuses from now on
+        await send(pilot, "!echo never")
+        await until(
+            pilot, lambda: any("terminals are closed" in str(n.message) for n in app._notifications)
+        )
+        assert not shells(app) and not app.shell.running

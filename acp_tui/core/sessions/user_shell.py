@@ -16,6 +16,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from acp import RequestError
+
 from acp_tui.core.errors import HostError
 from acp_tui.core.model.content_text import clean
 
@@ -45,9 +47,12 @@ async def run(session: Session, shells: UserShells, command: str) -> dict[str, A
     if not command:
         raise HostError("invalid_params", "no command after '!'")
     call_id = f"{ID_PREFIX}{next(_numbers)}"
-    created = await session.tools.create_terminal(
-        {"sessionId": session.agent_session_id, "command": command, "cwd": str(session.cwd)}
-    )
+    try:
+        created = await session.tools.create_terminal(
+            {"sessionId": session.agent_session_id, "command": command, "cwd": str(session.cwd)}
+        )
+    except RequestError as exc:  # the terminals' limits (as for an agent's terminal/create)
+        raise HostError("invalid_params", str(exc)) from None
     terminal_id = str(created["terminalId"])
     shells.running[call_id] = terminal_id
     event, _, _ = session.thread.upsert_tool_call(
