@@ -159,6 +159,10 @@ async def steady(pilot: Pilot[int], timeout: float = 10) -> None:
     """Until two screens 0.2 s apart are the same (a loaded machine may still
     be drawing the last frame when the app goes idle)."""
     app = pilot.app
+    if isinstance(app, AcpApp):  # the scrollbar from the log's final size, drawn again
+        app.log_view.apply_virtual_size()
+        app.log_view.refresh(layout=True)
+        app.screen.refresh()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     last = app.export_screenshot()

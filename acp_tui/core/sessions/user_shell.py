@@ -16,8 +16,6 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from acp import RequestError
-
 from acp_tui.core.errors import HostError
 from acp_tui.core.model.content_text import clean
 
@@ -47,6 +45,8 @@ async def run(session: Session, shells: UserShells, command: str) -> dict[str, A
     if not command:
         raise HostError("invalid_params", "no command after '!'")
     call_id = f"{ID_PREFIX}{next(_numbers)}"
+    from acp import RequestError  # (the SDK: loaded after the first frame, with the agent)
+
     try:
         created = await session.tools.create_terminal(
             {"sessionId": session.agent_session_id, "command": command, "cwd": str(session.cwd)}
