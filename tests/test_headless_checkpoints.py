@@ -14,7 +14,8 @@ import pytest
 
 from tests.conftest import HeadlessClient
 from tests.fake_agents import ECHO_AGENT, agent_params
-from tests.test_turn_checkpoints import ORIGINAL, files_of, steps, write
+from tests.test_turn_checkpoints import files_of, steps
+from tests.test_turn_checkpoints import project as project  # (a fixture)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -24,14 +25,6 @@ TURN = steps(
     {"delete": "gone.txt"},
     {"run": "printf 'x\\ny\\n' > made.txt"},
 )
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    write(root, ORIGINAL)
-    return root
 
 
 async def start(headless: Any, tmp_path: Path, **env: str) -> HeadlessClient:

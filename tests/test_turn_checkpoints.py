@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 
 from acp_tui.core import CheckpointSettings, Host, HostError
 from tests.fake_agents import agent_spec
+from tests.test_checkpoints import files_of, project_git, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -37,23 +37,6 @@ def steps(*items: dict[str, Any]) -> str:
     return "steps " + json.dumps(list(items))
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-
-
-def files_of(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` but the project's ``.git``, with its bytes."""
-    out: dict[str, bytes] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in filenames:
-            path = Path(dirpath) / name
-            out[path.relative_to(root).as_posix()] = path.read_bytes()
-    return out
-
-
 def hash_tree(folder: Path) -> dict[str, str]:
     """Every entry under ``folder`` (``.git`` included): mode, size, mtime, bytes."""
     out: dict[str, str] = {}
@@ -68,21 +51,6 @@ def hash_tree(folder: Path) -> dict[str, str]:
                 digest = hashlib.sha256(path.read_bytes()).hexdigest()
                 out[rel] = f"{info.st_mode:o} {info.st_size} {info.st_mtime_ns} {digest}"
     return out
-
-
-def project_git(root: Path, *args: str) -> str:
-    """The user's own git on the project (never the shadow)."""
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-    done = subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-    return done.stdout.decode()
 
 
 @pytest.fixture
