@@ -5,8 +5,7 @@ of :class:`~acp_tui.core.host.Host`)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from acp_tui.core.model.session_state import kept_settings
@@ -15,7 +14,6 @@ from acp_tui.core.sessions.closing import can_resume
 
 if TYPE_CHECKING:
     from acp_tui.core.connection import AgentConnection
-    from acp_tui.core.model.entries import Entry
     from acp_tui.core.sessions.session import Session
     from acp_tui.core.storage.history_recorder import Recordings
     from acp_tui.core.storage.history_store import HistoryStore
@@ -30,19 +28,8 @@ class SessionHistory:
     def connection(self, connection_id: str) -> AgentConnection:
         raise NotImplementedError  # the host's
 
-    async def load_session(
-        self,
-        connection_id: str,
-        agent_session_id: str,
-        cwd: str | Path | None = None,
-        *,
-        allow_roots: Iterable[str | Path] = (),
-        mcp_servers: list[dict[str, Any]] | None = None,
-        resume: Sequence[Entry] | None = None,
-        settings: dict[str, Any] | None = None,
-        additional_directories: Iterable[str | Path] = (),
-    ) -> Session:
-        raise NotImplementedError  # the host's
+    #: The host's (its signature is there).
+    load_session: Callable[..., Awaitable[Session]]
 
     async def revive_session(
         self, connection_id: str, dead: Session
