@@ -162,6 +162,7 @@ async def steady(pilot: Pilot[int], timeout: float = 10) -> None:
     if isinstance(app, AcpApp):  # the scrollbar from the log's final size, drawn again
         app.log_view.apply_virtual_size()
         app.log_view.refresh(layout=True)
+        app.log_view.vertical_scrollbar.refresh()  # (seen stale once under load)
         app.screen.refresh()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
