@@ -493,6 +493,52 @@ def test_two_sessions_on_one_root_in_two_processes(tmp_path: Path, state: Path) 
     repo.run("fsck", "--strict", "--no-dangling")
 
 
+def test_a_write_that_lost_its_objects_folder_to_a_gc_is_run_again(
+    project: Path, state: Path, tmp_path: Path
+) -> None:
+    """The two-process test above hits this race now and then: another
+    session's ``git gc`` removes an empty ``objects/xx`` folder as this git
+    makes it. Here a git wrapper fails the first ``commit-tree`` with git's
+    own words for it, every other call goes to the real git."""
+    real = shutil.which("git")
+    marker = tmp_path / "failed-once"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'for arg in "$@"; do\n'
+        f'  if [ "$arg" = commit-tree ] && [ ! -e {marker} ]; then\n'
+        f"    touch {marker}\n"
+        "    echo 'error: unable to create temporary file: No such file or directory' >&2\n"
+        "    echo 'fatal: failed to write commit object' >&2\n"
+        "    exit 128\n"
+        "  fi\n"
+        "done\n"
+        f'exec {real} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    found = find_git()
+    git = type(found)(str(wrapper), found.version)
+    checkpoints = Checkpoints([project], "s1", state_dir=state, git=git)
+    first = checkpoints.take("before-turn", turn=1)
+    assert marker.exists()
+    assert [item.checkpoint.checkpoint_id for item in checkpoints.list_checkpoints()] == [
+        first.checkpoint_id
+    ]
+
+
+def test_a_new_shadow_is_not_packed_after_its_first_turn(project: Path, state: Path) -> None:
+    checkpoints = Checkpoints([project], "s1", state_dir=state)
+    checkpoints.take("before-turn", turn=1)
+    checkpoints.take("after-turn", turn=1)
+    assert checkpoints.prune() == 0
+    repo = shadow_repo.ShadowRepo(project.resolve(), state, "git")
+    counts = repo.run("count-objects", "-v").decode()
+    assert "packs: 0" in counts.splitlines()
+    checkpoints.prune(gc="always")
+    assert "packs: 1" in repo.run("count-objects", "-v").decode().splitlines()
+
+
 async def test_callable_from_asyncio_without_blocking_the_loop(project: Path, state: Path) -> None:
     one = Checkpoints([project], "s1", state_dir=state)
     two = Checkpoints([project], "s2", state_dir=state)

@@ -569,7 +569,7 @@ class Checkpoints:
                     old = [record.checkpoint_id for record in repo.refs()[:-count]]
                     repo.delete_refs(old)
                 dropped += len(old)
-                stamp = repo.dir / "last-gc"
+                stamp = repo.gc_stamp
                 try:
                     age = time.time() - stamp.stat().st_mtime
                 except OSError:

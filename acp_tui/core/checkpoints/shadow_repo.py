@@ -44,6 +44,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,11 @@ hashes every file)."""
 
 LOCK_TIMEOUT = 120.0
 """Seconds a caller waits for another session's checkpoint on the same root."""
+
+OBJECT_DIR_RACE = b"unable to create temporary file"
+OBJECT_DIR_RACE_RETRIES = 3
+"""git's words, and how many times a write is run again, when a concurrent
+gc removed the objects folder it was writing into."""
 
 REF_PREFIX = "refs/acp-tui/checkpoints/"
 
@@ -160,6 +166,7 @@ class ShadowRepo:
         self.dir = Path(os.path.abspath(state_dir)) / repo_dir_name(root)
         self.git_dir = self.dir / "git"
         self.index = self.git_dir / "index"
+        self.gc_stamp = self.dir / "last-gc"  # its mtime: when gc last ran
         self.git = git
         self._env: dict[str, str] | None = None
         self._excludes_signature: str | None = None
@@ -197,20 +204,26 @@ class ShadowRepo:
         if excludes is not None:
             command += ["-c", f"core.excludesFile={excludes}"]
         command += args
-        try:
-            proc = subprocess.run(
-                command,
-                input=stdin,
-                capture_output=True,
-                env=self.env(),
-                cwd=cwd or self.root,
-                timeout=GIT_TIMEOUT,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired as error:
-            raise GitError(f"git {args[0]} took longer than {GIT_TIMEOUT:.0f} s") from error
-        except OSError as error:
-            raise GitError(f"git {args[0]} could not start: {error}") from error
+        for _attempt in range(OBJECT_DIR_RACE_RETRIES + 1):
+            try:
+                proc = subprocess.run(
+                    command,
+                    input=stdin,
+                    capture_output=True,
+                    env=self.env(),
+                    cwd=cwd or self.root,
+                    timeout=GIT_TIMEOUT,
+                    stdin=None if stdin is not None else subprocess.DEVNULL,
+                )
+            except subprocess.TimeoutExpired as error:
+                raise GitError(f"git {args[0]} took longer than {GIT_TIMEOUT:.0f} s") from error
+            except OSError as error:
+                raise GitError(f"git {args[0]} could not start: {error}") from error
+            # A gc of another session (outside the lock, see gc) removes an empty
+            # objects/xx folder just as this git makes it for a new object; the
+            # write did nothing else, so it is run again.
+            if proc.returncode == 0 or OBJECT_DIR_RACE not in proc.stderr:
+                break
         if check and proc.returncode != 0:
             message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             tail = message[-1] if message else f"exit status {proc.returncode}"
@@ -252,6 +265,7 @@ class ShadowRepo:
         (self.git_dir / "info" / "attributes").write_text(ATTRIBUTES, encoding="utf-8")
         (self.git_dir / "info" / "exclude").write_text("", encoding="utf-8")
         (self.dir / "root").write_bytes(os.fsencode(self.root) + b"\n")
+        self.gc_stamp.write_text(f"{time.time()}\n", encoding="utf-8")  # nothing to pack yet
         (self.dir / "ready").write_text("1\n", encoding="utf-8")
 
     def sync_excludes(self) -> bool:
@@ -482,7 +496,9 @@ class ShadowRepo:
         Runs outside :meth:`lock` on purpose: objects a concurrent checkpoint is
         writing are newer than the grace period (git freshens an object it
         would have written again), the index and ``HEAD`` are reachability
-        roots, and git's own lock files order the ref updates."""
+        roots, and git's own lock files order the ref updates. The one thing it
+        can break, an ``objects/xx`` folder removed as a write makes it, makes
+        :meth:`run` run that write again."""
         try:
             self.run("gc", "--quiet", f"--prune={grace}")
         except GitError as error:
