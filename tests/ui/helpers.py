@@ -24,9 +24,21 @@ def make_app(spec: AgentSpec, cwd: Path, theme: str | None = None) -> AcpApp:
     return AcpApp(spec, cwd=cwd, host=Host(cancel_grace=2.0), theme=theme)
 
 
-async def until(pilot: Pilot[int], condition: Callable[[], bool], timeout: float = 20) -> None:
+async def until(
+    pilot: Pilot[int],
+    condition: Callable[[], bool],
+    timeout: float = 20,
+    what: waiting.What = "condition not reached",
+) -> None:
     """Let the app run until ``condition()`` holds (a hang guard, not a timing claim)."""
-    await waiting.until(condition, timeout, pause=pilot.pause)
+    await waiting.until(condition, timeout, pause=pilot.pause, what=what)
+
+
+def describe(app: AcpApp) -> str:
+    """What :func:`idle` looks at, for a failed wait's message."""
+    session = app.session
+    status = session.status if session is not None else "no session"
+    return f"status={status} queued={len(app.queued)} revealing={app.log_view.revealing}"
 
 
 async def ready(pilot: Pilot[int]) -> AcpApp:
@@ -159,11 +171,6 @@ async def steady(pilot: Pilot[int], timeout: float = 10) -> None:
     """Until two screens 0.2 s apart are the same (a loaded machine may still
     be drawing the last frame when the app goes idle)."""
     app = pilot.app
-    if isinstance(app, AcpApp):  # the scrollbar from the log's final size, drawn again
-        app.log_view.apply_virtual_size()
-        app.log_view.refresh(layout=True)
-        app.log_view.vertical_scrollbar.refresh()  # (seen stale once under load)
-        app.screen.refresh()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     last = app.export_screenshot()

@@ -53,6 +53,27 @@ async def test_sending_a_prompt_snaps_the_log_to_the_tail(tmp_path: Path) -> Non
         assert "at the bottom" in screen_text(app)
 
 
+async def test_the_scrollbar_thumb_is_where_the_view_is_when_the_bar_appears(
+    tmp_path: Path,
+) -> None:
+    """The view scrolls to the tail before Textual shows the bar (at the next
+    layout); the thumb must not stay at the top (seen in snapshots under load)."""
+    app = make_app(agent_spec(), tmp_path)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "showcase")
+        log = app.log_view
+        bar = log.vertical_scrollbar
+        assert log.scroll_y == log.max_scroll_y > 0
+        assert bar.position == log.scroll_y
+        bottom = log.scroll_y
+        log.show_vertical_scrollbar = False  # the bar not shown yet as the view scrolls
+        log.scroll_quietly(3)
+        assert bar.position == bottom  # Textual left it where it was
+        log.show_vertical_scrollbar = True
+        assert bar.position == log.scroll_y == 3
+
+
 async def test_end_on_an_empty_prompt_follows_and_the_hint_names_a_working_key(
     tmp_path: Path,
 ) -> None:

@@ -21,7 +21,7 @@ from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets import status_bar
 from tests.conftest import REPO
 from tests.fake_agents import agent_spec
-from tests.ui.helpers import idle, make_app, ready, steady, submit, until
+from tests.ui.helpers import describe, idle, make_app, ready, steady, submit, until
 
 WORKSPACE = Path("/tmp/acp-tui-snapshots/workspace")
 SNAPSHOT_FILES = REPO / "snapshots" / "test_snapshots"
@@ -50,10 +50,14 @@ def scenario(*prompts: str, modal: bool = False) -> Callable[[Pilot[Any]], Await
                 await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
                 await until(pilot, lambda: app.screen.armed)  # type: ignore[attr-defined]
             else:
-                await until(pilot, lambda: app.session is not None and idle(app))
+                await until(
+                    pilot,
+                    lambda: app.session is not None and idle(app),
+                    what=lambda sent=prompt: f"not idle after {sent!r}: {describe(app)}",
+                )
         # Estimated heights are replaced by measured ones while idle; the
         # scrollbar's thumb depends on them.
-        await until(pilot, lambda: app.log_view.measured)
+        await until(pilot, lambda: app.log_view.measured, what="the log is not measured")
         await pilot.pause(0.3)
         await steady(pilot)
 

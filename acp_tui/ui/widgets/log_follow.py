@@ -91,6 +91,13 @@ class FollowingScrollView(ScrollView):
         elif distance > FOLLOW_THRESHOLD:
             self.following = False
 
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # Textual moves the thumb only when scroll_y changes while the bar is
+        # shown; the tail is scrolled to before the bar appears (at the next
+        # layout), which left the thumb at the top under a view at the bottom.
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
+
     def watch_scroll_target_y(self, old_value: float, new_value: float) -> None:
         # An animated scroll (Page Up) sets its target first: the user has left
         # the tail already, before the view gets there (the tail, growing
