@@ -447,9 +447,17 @@ class Host(CheckpointCommands, ShellCommands, SessionHistory):
         # Text from a front end (a paste, a file name) may hold lone surrogates.
         return await session.prompt(fix_surrogates(wire))
 
-    async def close_session(self, session_id: str) -> None:
-        """End one session, its connection kept (sessions/closing.py)."""
-        await close_session(self.session(session_id), self.elicitations)
+    async def close_session(self, session_id: str, *, reap: bool = False) -> None:
+        """End one session (sessions/closing.py); its connection is kept,
+        unless ``reap`` and no other session of it is open: then the agent
+        process is ended too."""
+        session = self.session(session_id)
+        await close_session(session, self.elicitations)
+        connection_id = session.link.connection_id
+        if reap and not any(not s.closed for s in self.sessions.of_connection(connection_id)):
+            connection = self.connections.get(connection_id)
+            if connection is not None and not connection.closed:
+                await connection.close("its last session was closed")
 
     async def cancel(self, session_id: str) -> None:
         session = self.session(session_id)

@@ -25,8 +25,9 @@ from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import TextArea
+from textual.widgets import ContentSwitcher, TextArea
 
+from acp_tui.agents import presets
 from acp_tui.agents.config_notifications import NotificationSettings
 from acp_tui.core import (
     Event,
@@ -36,12 +37,8 @@ from acp_tui.core import (
     clean,
     one_line,
 )
-from acp_tui.ui.agent_start import AgentStart
 from acp_tui.ui.attention import Attention
 from acp_tui.ui.clipboard import copy_text
-from acp_tui.ui.conversation import Conversation
-from acp_tui.ui.elicitation_flow import ElicitationFlow
-from acp_tui.ui.event_dispatch import EventDispatch
 from acp_tui.ui.event_pump import pump_events
 from acp_tui.ui.exit_guard import ExitGuard
 from acp_tui.ui.export_command import export_conversation
@@ -52,19 +49,19 @@ from acp_tui.ui.local_commands import LocalCommands
 from acp_tui.ui.local_host import LocalHost
 from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.mcp_command import show_mcp_servers
-from acp_tui.ui.permission_flow import PermissionFlow
-from acp_tui.ui.pickers import SessionCommands, SettingsPicker, session_status
+from acp_tui.ui.pickers import SessionCommands, session_status
 from acp_tui.ui.render import ThemePalette
-from acp_tui.ui.resume import ResumeFlow
-from acp_tui.ui.rewind_flow import RewindFlow, run_editor
-from acp_tui.ui.shell_flow import ShellFlow
+from acp_tui.ui.rewind_flow import run_editor
+from acp_tui.ui.session_tab import SessionTab
+from acp_tui.ui.tab_window import TabWindow
+from acp_tui.ui.tabs import Tabs
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
 from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
-from acp_tui.ui.turns import Turns
 from acp_tui.ui.widgets.entry_log import EntryLog
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_line import QueueLine
+from acp_tui.ui.widgets.session_bar import SessionBar
 from acp_tui.ui.widgets.status_bar import StatusBar, StatusInfo
 
 if TYPE_CHECKING:
@@ -78,8 +75,8 @@ DOUBLE_PRESS_SECONDS = 2.0
 SHORT_SCREEN = 30
 
 
-class AcpApp(App[int]):
-    """acp-tui: a terminal client for one ACP agent."""
+class AcpApp(TabWindow):
+    """acp-tui: a terminal client for ACP agents, several sessions in one window."""
 
     CSS_PATH = "app.tcss"
     TITLE = "acp-tui"
@@ -98,6 +95,12 @@ class AcpApp(App[int]):
         Binding("ctrl+t", "toggle_plan", "Plan", show=False),
         Binding("ctrl+l", "focus_log", "Log", show=False),
         Binding("f1", "help", "Help", priority=True, show=False),
+        Binding("ctrl+o", "switcher", "Sessions", priority=True, show=False),
+        Binding("ctrl+n", "next_needs_you", "Needs you", priority=True, show=False),
+        *(
+            Binding(f"alt+{n}", f"switch_tab({n})", f"Session {n}", priority=True, show=False)
+            for n in range(1, 10)
+        ),
     ]
 
     def __init__(
@@ -113,6 +116,7 @@ class AcpApp(App[int]):
         notices: list[str] | None = None,
         prompt_history: PromptHistory | None = None,
         notifications: NotificationSettings | None = None,
+        resolve_agent: Callable[[str], AgentSpec] | None = None,
     ) -> None:
         super().__init__()
         #: What was sent in this project, kept across runs (ui/history.py).
@@ -129,49 +133,25 @@ class AcpApp(App[int]):
         #: tests read its sessions; the screen never does).
         self.host = host
         self.link: HostLink = link
-        #: The app's own view of the conversation: what the screen shows.
-        self.conversation = Conversation()
-        self.turns = Turns(
-            self,
-            link,
-            self.conversation,
-            restart=self._restart,
-            starting=lambda: self.starter.starting,
-            sign_in=self._sign_in_again,
-        )
-        self.permissions = PermissionFlow(self, link)
-        self.elicitations = ElicitationFlow(self, link)
-        self.settings = SettingsPicker(self, link, self.conversation)
-        self.rewind = RewindFlow(self, link, self.conversation, self.turns)
-        self.shell = ShellFlow(self, link, self.conversation)
+        #: The sessions of the window, one tab each (ui/tabs.py).
+        self.tabs = Tabs()
+        self.tabs.add(self.make_tab(spec, resume=resume))
+        #: Finds the agent ``/new AGENT`` names (the config's, else a preset).
+        self.resolve_agent = resolve_agent or presets.resolve
         self.local = LocalCommands(
             export=self.action_export,
-            mcp=lambda: show_mcp_servers(self, self.link, self.conversation.current),
-            checkpoints=self.rewind.command,
+            mcp=lambda: show_mcp_servers(self.tab.surface, self.link, self.conversation.current),
+            checkpoints=lambda command: self.tab.rewind.command(command),
             shell=self._run_shell,
+            new_tab=self.action_new_tab,
+            close_tab=self.action_close_tab,
         )
         #: The bell, desktop notifications and the window title (ui/attention.py).
         self.attention = Attention(
             self._write_terminal,
             self.bell,
-            queued=lambda: bool(self.turns.queued),
+            queued=self._queued_in,
             settings=notifications,
-        )
-        flow = None
-        if resume:
-            flow = ResumeFlow(self, link, self.conversation, cwd, spec.display_name, resume)
-        self.starter = AgentStart(
-            self,
-            link,
-            self.conversation,
-            self.settings,
-            spec=spec,
-            cwd=cwd,
-            resume=flow,
-            on_ready=self.turns.send_next,
-        )
-        self.events = EventDispatch(
-            self.conversation, self, self.turns, self.permissions, self.elicitations
         )
         self._requested_theme = theme
         # What the screen is behind by is bounded: past it the core stops
@@ -188,6 +168,9 @@ class AcpApp(App[int]):
         self._ui_loop: asyncio.AbstractEventLoop | None = None
         #: Set once the first frame is on the terminal (Textual's Ready).
         self._painted = asyncio.Event()
+
+    def make_tab(self, spec: AgentSpec, *, resume: str | None = None) -> SessionTab:
+        return SessionTab(self, self.link, spec, self.cwd, resume=resume)
 
     # -- what tests and the exit hint read -------------------------------------------
 
@@ -228,7 +211,7 @@ class AcpApp(App[int]):
     def quit_threadsafe(self) -> None:
         """Quit the normal way, from another thread (the exit guard's)."""
         if self._ui_loop is not None:
-            self._ui_loop.call_soon_threadsafe(self.call_later, self.action_quit)
+            self._ui_loop.call_soon_threadsafe(self.call_later, self.quit_now)
 
     def restore_terminal_now(self) -> None:
         if isinstance(self._driver, SafeLinuxDriver):
@@ -252,15 +235,16 @@ class AcpApp(App[int]):
     # -- layout ------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield EntryLog(self.source, id="log")
-        yield PlanPanel(id="plan")
-        yield QueueLine(id="queue", markup=False)
+        yield SessionBar(id="sessions")
+        first = self.tab.pane
+        with ContentSwitcher(id="panes", initial=first.id):
+            yield first
         yield PromptInput(id="prompt", history=self.prompt_history)
         yield StatusBar(id="status")
 
     @property
     def log_view(self) -> EntryLog:
-        return self.query_one(EntryLog)
+        return self.tab.log
 
     @property
     def prompt(self) -> PromptInput:
@@ -268,11 +252,11 @@ class AcpApp(App[int]):
 
     @property
     def plan_panel(self) -> PlanPanel:
-        return self.query_one(PlanPanel)
+        return self.tab.plan
 
     @property
     def queue_line(self) -> QueueLine:
-        return self.query_one(QueueLine)
+        return self.tab.queue
 
     def on_mount(self) -> None:
         names = register_themes(self)
@@ -286,12 +270,12 @@ class AcpApp(App[int]):
         self.theme = wanted
         keep_picked_themes(self, wanted)
         self.prompt.focus()
-        self.prompt.set_queue_recall(self.turns.take_last)
+        self.prompt.set_queue_recall(lambda: self.turns.take_last())
         for text in self._startup_notices:
             self.starter.notice("warning", text)
         self._ui_loop = asyncio.get_running_loop()
         self._pump_events()
-        self.starter.start()
+        self.tab.start()
         self.refresh_status()
 
     def on_ready(self) -> None:
@@ -330,18 +314,6 @@ class AcpApp(App[int]):
     ) -> None:
         self.run_worker(work, group=group, exclusive=exclusive, exit_on_error=False)
 
-    async def _sign_in_again(self) -> bool:
-        """A prompt was refused for want of a sign-in: the sign-in picker."""
-        agent = self.conversation.agent
-        if agent is None or not agent.auth_methods:
-            self.toast("The agent asks you to sign in, and offers no way to", severity="error")
-            return False
-        title = f"{agent.name} asks you to sign in again"
-        return await self.settings.sign_in(agent, title, self.spec)
-
-    def _restart(self) -> None:
-        self.starter.restart()
-
     # -- events from the core -----------------------------------------------------
 
     @work(group="events", exit_on_error=False)
@@ -349,9 +321,7 @@ class AcpApp(App[int]):
         await pump_events(self._channel, self._handle)
 
     def _handle(self, event: Event) -> None:
-        agent = self.conversation.agent
-        self.attention.on_event(event, agent.name if agent else self.spec.display_name)
-        self.events.handle(event)
+        self.route(event)
 
     def on_app_focus(self) -> None:
         self.attention.focus_changed(True)
@@ -374,17 +344,18 @@ class AcpApp(App[int]):
         if view is None or agent is None:
             starter = self.starter
             status = "starting" if starter.starting else "failed" if starter.failed else "closed"
-            info = StatusInfo(agent=self.spec.display_name, status=status, queued=queued)
+            info = StatusInfo(agent=self.tab.spec.display_name, status=status, queued=queued)
         else:
             info = session_status(
                 view,
-                agent=agent.title(self.spec.display_name),
+                agent=agent.title(self.tab.spec.display_name),
                 version=str(agent.info.get("version", "")),
                 running_since=self.turns.started_at,
                 queued=queued,
             )
         self.query_one(StatusBar).info = info
         self.turns.show_queue()
+        self.refresh_bar()
 
     # -- prompts -------------------------------------------------------------------
 
@@ -429,6 +400,19 @@ class AcpApp(App[int]):
         return super().check_action(action, parameters)
 
     async def action_quit(self) -> None:
+        """Ctrl+Q: quit; with sessions of several tabs running, after asking once."""
+        question = self.quit_question() if len(self.screen_stack) == 1 else None
+        if question is None or self._quitting:
+            await self.quit_now()
+            return
+
+        async def answered(value: str | None) -> None:
+            if value == "quit":
+                await self.quit_now()
+
+        self.push_screen(question, answered)
+
+    async def quit_now(self) -> None:
         if self._quitting:
             return
         self._quitting = True
@@ -517,14 +501,16 @@ class AcpApp(App[int]):
         self.log_view.action_scroll_end()
 
     def action_toggle_plan(self) -> None:
-        plan = self.query_one(PlanPanel)
-        plan.folded = not plan.folded
-        self._plan_folded_by_user = plan.folded
+        folded = not self.plan_panel.folded
+        for tab in self.tabs:
+            tab.plan.folded = folded
+        self._plan_folded_by_user = folded
 
     def on_resize(self, event: events.Resize) -> None:
         # Short terminals keep the plan to one line unless the user unfolded it.
         if self._plan_folded_by_user is None:
-            self.query_one(PlanPanel).folded = event.size.height < SHORT_SCREEN
+            for tab in self.tabs:
+                tab.plan.folded = event.size.height < SHORT_SCREEN
 
     def action_focus_log(self) -> None:
         self.log_view.focus()

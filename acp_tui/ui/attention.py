@@ -3,13 +3,15 @@ elsewhere.
 
 While the terminal does not have focus (it reports focus with ``CSI I`` /
 ``CSI O`` once the app asks, ``CSI ? 1004 h``; a terminal that never
-reports counts as focused), these happen:
+reports counts as focused), or when the event is in a session of the window
+other than the one shown (a background tab), these happen:
 
 - a permission request or an agent's question ("needs you"), and a turn that
   ended ("done"), ring the bell and send a desktop notification through the
   terminal (OSC 9, and OSC 777 ``notify`` for the terminals that take that);
 - the window title counts what waits for you: ``(2) acp-tui``; it goes back
-  to ``acp-tui`` when the terminal has focus again.
+  to ``acp-tui`` when the terminal has focus again (in the window, the
+  session bar shows which tabs wait).
 
 At most one notification a second per session; none for a turn that was not
 started here (a replay), and no "done" when a queued prompt starts at once.
@@ -48,7 +50,7 @@ class Attention:
         write: Callable[[str], None],
         bell: Callable[[], None],
         *,
-        queued: Callable[[], bool],
+        queued: Callable[[str], bool],
         settings: NotificationSettings | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -74,8 +76,9 @@ class Attention:
         elif not focused:
             self._title()
 
-    def on_event(self, event: Event, agent: str) -> None:
-        """Every event of the core (before the screen handles it)."""
+    def on_event(self, event: Event, agent: str, *, background: bool = False) -> None:
+        """Every event of the core (before the screen handles it);
+        ``background``: its session is not the one on screen."""
         data = event.data
         session = event.session_id or ""
         if event.type in ("permission-requested", "elicitation-requested"):
@@ -84,7 +87,7 @@ class Attention:
             title = data.get("title") if event.type[0] == "p" else data.get("message")
             detail = f": {title}" if isinstance(title, str) and title else ""
             if self.settings.needs_you:
-                self._alert(session, f"{agent} {what}{detail}")
+                self._alert(session, f"{agent} {what}{detail}", background)
             self._title()
         elif event.type in ("permission-resolved", "elicitation-resolved"):
             self.waiting.discard(str(data.get("requestId")))
@@ -94,14 +97,14 @@ class Attention:
             before = self._status.get(session)
             self._status[session] = status
             ended = before == "running" and status in ("idle", "error")
-            if ended and self.settings.turn_done and not self._queued():
+            if ended and self.settings.turn_done and not self._queued(session):
                 word = "needs you: the turn failed" if status == "error" else "is done"
-                self._alert(session, f"{agent} {word}")
+                self._alert(session, f"{agent} {word}", background)
 
     # -- what it writes ----------------------------------------------------------------
 
-    def _alert(self, session: str, text: str) -> None:
-        if self.focused:
+    def _alert(self, session: str, text: str, background: bool) -> None:
+        if self.focused and not background:
             return
         now = self._clock()
         if now - self._last.get(session, -MIN_GAP) < MIN_GAP:

@@ -96,6 +96,9 @@ class HostLink(Protocol):
 
     async def restore_settings(self, session_id: str, settings: Mapping[str, Any]) -> None: ...
 
+    async def close_session(self, session_id: str) -> None:
+        """``session.close``; the agent is ended when no other session uses it."""
+
     def snapshot(self, session_id: str) -> dict[str, Any]:
         """``session.snapshot`` (with the session's ``cwd``)."""
 

@@ -1,5 +1,5 @@
 """acp-tui's own commands on the prompt, never sent to the agent: ``/export``,
-``/mcp``, ``/changes``, ``/rewind``, and ``!`` shell lines. One list for slash
+``/mcp``, ``/changes``, ``/rewind``, ``/new``, ``/close``, and ``!`` shell lines. One list for slash
 completion (beside the agent's commands) and one dispatch for a submitted line.
 """
 
@@ -13,9 +13,15 @@ from acp_tui.ui.export_command import EXPORT_COMMAND, parse_local_command
 from acp_tui.ui.mcp_command import MCP_COMMAND, is_mcp_command
 from acp_tui.ui.rewind_flow import CHECKPOINT_COMMANDS, parse_checkpoint_command
 from acp_tui.ui.shell_flow import shell_command
+from acp_tui.ui.tab_commands import TAB_COMMANDS, parse_tab_command
 
 #: Shown in slash completion after the agent's own commands.
-LOCAL_COMMANDS: list[dict[str, Any]] = [EXPORT_COMMAND, MCP_COMMAND, *CHECKPOINT_COMMANDS]
+LOCAL_COMMANDS: list[dict[str, Any]] = [
+    EXPORT_COMMAND,
+    MCP_COMMAND,
+    *CHECKPOINT_COMMANDS,
+    *TAB_COMMANDS,
+]
 
 
 def with_local(commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -29,6 +35,8 @@ class LocalCommands:
     mcp: Callable[[], None]
     checkpoints: Callable[[str], None]
     shell: Callable[[str], None]
+    new_tab: Callable[[str], None]
+    close_tab: Callable[[], None]
 
     def handle(self, text: str) -> bool:
         """Run ``text`` when it is one of acp-tui's commands (True: it was)."""
@@ -42,6 +50,13 @@ class LocalCommands:
         command = parse_checkpoint_command(text)
         if command is not None:
             self.checkpoints(command)
+            return True
+        tab = parse_tab_command(text)
+        if tab is not None:
+            if tab[0] == "new":
+                self.new_tab(tab[1])
+            else:
+                self.close_tab()
             return True
         line = shell_command(text)
         if line is not None:

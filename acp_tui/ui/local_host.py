@@ -44,7 +44,7 @@ class LocalHost:
 
     async def open(self, spec: AgentSpec, cwd: Path) -> AgentInfo:
         connection, _ = await self.host.open_connection(spec, cwd)
-        self._opened = {connection.connection_id: connection}
+        self._opened[connection.connection_id] = connection
         init = connection.init_result
         info = init.get("agentInfo")
         return AgentInfo(
@@ -84,6 +84,9 @@ class LocalHost:
 
     async def restore_settings(self, session_id: str, settings: Mapping[str, Any]) -> None:
         await self.host.restore_settings(self.host.session(session_id), dict(settings))
+
+    async def close_session(self, session_id: str) -> None:
+        await self.host.close_session(session_id, reap=True)
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
         session = self.host.session(session_id)

@@ -14,13 +14,35 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.notifications import SeverityLevel
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from textual.screen import Screen
 
+    from acp_tui.core import PromptCapabilities
     from acp_tui.ui.render import ThemePalette
     from acp_tui.ui.widgets.entry_log import EntryLog
     from acp_tui.ui.widgets.plan_panel import PlanPanel
-    from acp_tui.ui.widgets.prompt_input import PromptInput
     from acp_tui.ui.widgets.queue_line import QueueLine
+
+
+class PromptTarget(Protocol):
+    """What the flows do to the prompt: the session's commands, files and
+    capabilities, and the keys a dialog got before it was armed. (In a window
+    of several sessions a background session's go to its own record, shown
+    when it is switched to: ui/tab_surface.py.)"""
+
+    def set_commands(self, commands: list[dict[str, Any]]) -> None: ...
+
+    def set_file_root(self, root: Path | None) -> None: ...
+
+    def set_prompt_capabilities(self, capabilities: PromptCapabilities | None) -> None: ...
+
+    @property
+    def image_attachments(self) -> dict[str, Path]: ...
+
+    def insert(self, text: str) -> object: ...
+
+    def mute_typing(self, seconds: float) -> None: ...
 
 
 class Surface(Protocol):
@@ -28,7 +50,7 @@ class Surface(Protocol):
     def log_view(self) -> EntryLog: ...
 
     @property
-    def prompt(self) -> PromptInput: ...
+    def prompt(self) -> PromptTarget: ...
 
     @property
     def plan_panel(self) -> PlanPanel: ...

@@ -19,9 +19,12 @@ _writer_thread.py), seen when the terminal closes while the app runs
   second writer and input thread). Here it resumes only after a suspend.
 * Alt+Enter: a terminal without the kitty keyboard protocol sends it as ESC
   CR, which Textual's parser reads as a plain ``enter`` (the Alt is dropped).
-  Here the input thread reads with :class:`AltEnterParser`, which makes ESC
+  Here the input thread reads with :class:`AltKeysParser`, which makes ESC
   CR the ``alt+enter`` key that kitty-protocol terminals send as
   ``CSI 13;3u`` (Alt+Enter steers a turn: see ui/turns.py).
+* Alt+1…Alt+9: sent as ESC and the digit, which Textual reads as the
+  characters macOS's Option key types ("¡", "™"…, for WezTerm); here they are
+  the ``alt+N`` keys that switch sessions (ui/tab_window.py).
 """
 
 from __future__ import annotations
@@ -88,12 +91,18 @@ class LossTolerantOutput:
         return True
 
 
-class AltEnterParser(XTermParser):
-    """Textual's parser, reading ESC CR as ``alt+enter`` (see the module doc)."""
+#: What the parser reads as an Alt key, and the key (see the module doc).
+ALT_KEYS = {"\x1b\r": "alt+enter", **{f"\x1b{n}": f"alt+{n}" for n in range(1, 10)}}
+
+
+class AltKeysParser(XTermParser):
+    """Textual's parser, reading ESC CR as ``alt+enter`` and ESC with a
+    digit as ``alt+N`` (see the module doc)."""
 
     def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
-        if sequence == "\x1b\r":
-            return [events.Key("alt+enter", None)]
+        key = ALT_KEYS.get(sequence)
+        if key is not None:
+            return [events.Key(key, None)]
         return super()._sequence_to_key_events(sequence, alt)
 
 
@@ -149,11 +158,11 @@ class SafeLinuxDriver(LinuxDriver):
         writer.join(CLOSE_WAIT)
 
     def run_input_thread(self) -> None:
-        """Textual 8.2.8's LinuxDriver.run_input_thread, with :class:`AltEnterParser`."""
+        """Textual 8.2.8's LinuxDriver.run_input_thread, with :class:`AltKeysParser`."""
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
         fileno = self.fileno
-        parser = AltEnterParser(self._debug)
+        parser = AltKeysParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
 
         def process_selector_events(

@@ -82,7 +82,7 @@ def test_the_rules_once_a_second_queued_prompts_and_the_switches() -> None:
     out = Written()
     now = [100.0]
     queued = [False]
-    attention = Attention(out.write, out.bell, queued=lambda: queued[0], clock=lambda: now[0])
+    attention = Attention(out.write, out.bell, queued=lambda _session: queued[0], clock=lambda: now[0])
     attention.on_event(event("permission-requested", requestId="r1", title="Edit x"), "claude")
     assert out.text == "" and out.bells == 0  # focused
     attention.focus_changed(False)
@@ -107,7 +107,7 @@ def test_the_rules_once_a_second_queued_prompts_and_the_switches() -> None:
     assert out.text == "\x1b]0;(1) acp-tui\x07\x1b]0;acp-tui\x07"
     quiet = Written()
     off = NotificationSettings(bell=False, title=False)
-    attention = Attention(quiet.write, quiet.bell, queued=lambda: False, settings=off)
+    attention = Attention(quiet.write, quiet.bell, queued=lambda _session: False, settings=off)
     attention.focus_changed(False)
     attention.on_event(event("permission-requested", requestId="r2", title="x"), "codex")
     assert quiet.bells == 0 and quiet.text.startswith("\x1b]9;codex wants your permission: x")

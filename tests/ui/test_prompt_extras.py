@@ -85,7 +85,7 @@ async def test_a_400_line_paste_is_a_chip_sent_whole_and_expandable(tmp_path: Pa
         app.post_message(events.Paste(pasted))
         await until(pilot, lambda: "[Pasted text #1 +400 lines]" in app.prompt.text)
         assert app.prompt.text.count("\n") == 0  # one line in the draft, not 400
-        await pilot.press("ctrl+o")
+        await pilot.press("ctrl+f")
         assert app.prompt.text == "echo look at this " + pasted + " "
         await pilot.press("ctrl+z")  # back to the chip
         assert "[Pasted text #1 +400 lines]" in app.prompt.text
@@ -104,7 +104,7 @@ async def test_a_400_line_paste_is_a_chip_sent_whole_and_expandable(tmp_path: Pa
 
 async def test_undoing_a_multi_line_paste_does_not_crash(tmp_path: Path) -> None:
     """The undo workaround (prompt_extras.PromptExtras.action_undo; Textual 8.2.8
-    raised after Ctrl+O, see the chip test above) keeps a plain paste undoable."""
+    raised after Ctrl+F, see the chip test above) keeps a plain paste undoable."""
     app = app_in(tmp_path)
     async with app.run_test() as pilot:
         await ready(pilot)

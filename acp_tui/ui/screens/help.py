@@ -31,7 +31,7 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Up / Down", "earlier prompts (kept per project)"),
             ("Ctrl+R", "search earlier prompts"),
             ("Ctrl+G", "edit the prompt in $EDITOR"),
-            ("Ctrl+O", "expand pasted-text chips in the prompt"),
+            ("Ctrl+F", "expand pasted-text chips in the prompt"),
             ("/", "commands (Tab completes, Enter runs)"),
             ("@", "attach a file of the project"),
             ("!command", "run it in your shell (the agent sees it next)"),
@@ -45,6 +45,15 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Shift+Tab", "next mode"),
             ("Esc Esc · /rewind", "(empty prompt) put the files back as before a turn"),
             ("/changes", "what each turn changed in the files"),
+        ],
+    ),
+    (
+        "Sessions",
+        [
+            ("Alt+1 … Alt+9", "switch to session N (the tabs at the top)"),
+            ("Ctrl+O", "all sessions: filter, pick one"),
+            ("Ctrl+N", "the session that has waited for you longest"),
+            ("/new [agent] · /close", "open a session (this agent, or another) · close this one"),
         ],
     ),
     (

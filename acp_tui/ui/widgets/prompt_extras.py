@@ -2,7 +2,7 @@
 
 * A paste of :data:`CHIP_LINES` lines or more (or :data:`CHIP_CHARS`
   characters) goes into the draft as a chip, ``[Pasted text #1 +400 lines]``;
-  the prompt sent carries the whole text in its place. Ctrl+O expands the
+  the prompt sent carries the whole text in its place. Ctrl+F expands the
   chips of the draft back into their text.
 * Ctrl+G: the draft in ``$VISUAL`` / ``$EDITOR`` (else ``vi``), the terminal
   handed over until the editor exits; what it saved becomes the draft.
@@ -86,7 +86,7 @@ def edit_text(text: str, cwd: Path | None = None) -> str | None:
 
 
 class PromptExtras(TextArea):
-    """The prompt's pastes (chips, image labels), Ctrl+R, Ctrl+G and Ctrl+O
+    """The prompt's pastes (chips, image labels), Ctrl+R, Ctrl+G and Ctrl+F
     (the attributes are PromptInput's)."""
 
     prompt_history: PromptHistory
@@ -171,7 +171,7 @@ class PromptExtras(TextArea):
             self._replace_all(edited)
 
     def action_expand_pastes(self) -> None:
-        """Ctrl+O: the draft's paste chips back into their text."""
+        """Ctrl+F: the draft's paste chips back into their text."""
         expanded = self._chips.expand(self.text)
         if expanded != self.text:
             self._replace_all(expanded)

@@ -22,7 +22,7 @@ Up/Down, PageUp/PageDown    move in the menu while it is open
 Tab                         accept the highlighted entry; with the menu
                             closed after Esc, reopen it
 Esc                         close the menu (consumed only while it is open)
-Ctrl+R · Ctrl+G · Ctrl+O    search earlier prompts · edit in $EDITOR ·
+Ctrl+R · Ctrl+G · Ctrl+F    search earlier prompts · edit in $EDITOR ·
                             expand paste chips (prompt_extras.py)
 ? · End (empty prompt)      ``HelpRequested`` · ``FollowRequested``
 ==========================  ===============================================
@@ -123,7 +123,7 @@ class PromptInput(PromptCompletion):
         Binding("alt+enter", "submit(True)", "Steer", show=False),
         Binding("ctrl+r", "search_history", "Search history", show=False),
         Binding("ctrl+g", "edit_in_editor", "Edit in $EDITOR", show=False),
-        Binding("ctrl+o", "expand_pastes", "Expand pastes", show=False),
+        Binding("ctrl+f", "expand_pastes", "Expand pastes", show=False),
     ]
 
     class Submitted(Message):
@@ -191,6 +191,14 @@ class PromptInput(PromptCompletion):
             self.history.checkpoint()
             self.clear()
             self.history.checkpoint()
+        self._keep_menu_shut(None)
+
+    def show_draft(self, text: str, cursor: tuple[int, int] = (0, 0)) -> None:
+        """Put a draft in (another session's, on a switch): a new text, not an
+        edit of this one to undo."""
+        self._browser.reset()
+        self.load_text(text)
+        self.move_cursor(cursor)
         self._keep_menu_shut(None)
 
     def set_queue_recall(self, take_last: Callable[[], str | None]) -> None:

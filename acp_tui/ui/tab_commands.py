@@ -1,0 +1,27 @@
+"""``/new [AGENT]`` and ``/close``: opening and closing sessions of the window."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TAB_COMMANDS: list[dict[str, Any]] = [
+    {
+        "name": "new",
+        "description": "acp-tui: a new session in a new tab (this agent, or AGENT)",
+        "input": {"hint": "agent (default: this one)"},
+    },
+    {"name": "close", "description": "acp-tui: close this session's tab"},
+]
+
+
+def parse_tab_command(text: str) -> tuple[str, str] | None:
+    """``("new", agent)`` (agent "" for the current one) or ``("close", "")``
+    for such a line; None for any other."""
+    first, _, rest = text.strip().partition(" ")
+    if "\n" in rest:
+        return None
+    if first == "/new":
+        return "new", rest.strip()
+    if first == "/close" and not rest.strip():
+        return "close", ""
+    return None
