@@ -82,7 +82,9 @@ def test_the_rules_once_a_second_queued_prompts_and_the_switches() -> None:
     out = Written()
     now = [100.0]
     queued = [False]
-    attention = Attention(out.write, out.bell, queued=lambda _session: queued[0], clock=lambda: now[0])
+    attention = Attention(
+        out.write, out.bell, queued=lambda _session: queued[0], clock=lambda: now[0]
+    )
     attention.on_event(event("permission-requested", requestId="r1", title="Edit x"), "claude")
     assert out.text == "" and out.bells == 0  # focused
     attention.focus_changed(False)
@@ -111,6 +113,30 @@ def test_the_rules_once_a_second_queued_prompts_and_the_switches() -> None:
     attention.focus_changed(False)
     attention.on_event(event("permission-requested", requestId="r2", title="x"), "codex")
     assert quiet.bells == 0 and quiet.text.startswith("\x1b]9;codex wants your permission: x")
+
+
+def test_a_background_session_tells_even_with_focus_the_shown_one_does_not() -> None:
+    out = Written()
+    queued = {"s1": False, "s2": True, "s3": False}
+    attention = Attention(out.write, out.bell, queued=lambda session: queued[session])
+    attention.on_event(event("permission-requested", "s1", requestId="r1", title="Edit"), "a")
+    assert out.text == "" and out.bells == 0  # the session on screen, with focus
+    attention.on_event(
+        event("permission-requested", "s2", requestId="r2", title="Run"), "b", background=True
+    )
+    assert out.bells == 1
+    assert (
+        out.text
+        == "\x1b]9;b wants your permission: Run\x07\x1b]777;notify;acp-tui;b wants your permission: Run\x07"
+    )
+    out.text = ""
+    for status in ("running", "idle"):  # s2's own queue holds a prompt: no "done"
+        attention.on_event(event("status-changed", "s2", status=status), "b", background=True)
+    assert out.text == ""
+    queued["s2"] = False
+    for status in ("running", "idle"):
+        attention.on_event(event("status-changed", "s3", status=status), "c", background=True)
+    assert "c is done" in out.text and out.bells == 2
 
 
 def test_agent_text_cannot_break_out_of_the_sequence() -> None:
