@@ -8,6 +8,10 @@ that the agent itself is never the bottleneck. Prompts:
     stream N SIZE        N chunks of SIZE characters of prose, a paragraph
                          (blank line) every PARAGRAPH chunks; the last chunk
                          ends in ``end-of-stream.``
+    entries N            N tool calls, each followed by a line of text: 2N
+                         entries in the session's log
+
+Each ``session/new`` gets a session id of its own (several tabs on one agent).
 
 With FLOOD_STAMP_FILE set, the wall-clock time the last chunk was written is
 written to that file.
@@ -45,14 +49,39 @@ def prose(count: int, size: int) -> list[str]:
     return texts
 
 
+def updates(count: int) -> list[dict[str, object]]:
+    """``entries N``: a finished tool call, then a line of text, N times."""
+    out: list[dict[str, object]] = []
+    for n in range(count):
+        out.append(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": f"call-{n}",
+                "title": f"Read file {n}.py",
+                "kind": "read",
+                "status": "completed",
+            }
+        )
+        text = {"type": "text", "text": f"Step {n}: read it, moving on.\n"}
+        out.append({"sessionUpdate": "agent_message_chunk", "content": text})
+    return out
+
+
 def flood(session_id: str, texts: list[str]) -> None:
+    chunks = [
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": t}}
+        for t in texts
+    ]
+    send_updates(session_id, chunks)
+
+
+def send_updates(session_id: str, items: list[dict[str, object]]) -> None:
     prefix = json.dumps(
         {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id}}
     )[:-2]
     out = sys.stdout.buffer
     batch: list[bytes] = []
-    for text in texts:
-        update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    for update in items:
         batch.append(f'{prefix}, "update": {json.dumps(update)}}}}}\n'.encode())
         if len(batch) >= BATCH:
             out.write(b"".join(batch))
@@ -66,6 +95,7 @@ def flood(session_id: str, texts: list[str]) -> None:
 
 
 def main() -> None:
+    sessions = 0
     for line in sys.stdin.buffer:
         message = json.loads(line)
         method = message.get("method")
@@ -78,14 +108,17 @@ def main() -> None:
                 "authMethods": [],
             }
         elif method == "session/new":
-            result = {"sessionId": "flood-1"}
+            sessions += 1
+            result = {"sessionId": f"flood-{sessions}"}
         elif method == "session/prompt":
             words = message["params"]["prompt"][0]["text"].split()
+            session_id = message["params"]["sessionId"]
             if words[0] == "stream":
-                texts = prose(int(words[1]), int(words[2]) if len(words) > 2 else CHUNK)
+                flood(session_id, prose(int(words[1]), int(words[2]) if len(words) > 2 else CHUNK))
+            elif words[0] == "entries":
+                send_updates(session_id, updates(int(words[1])))
             else:
-                texts = numbers(int(words[1]))
-            flood(message["params"]["sessionId"], texts)
+                flood(session_id, numbers(int(words[1])))
             result = {"stopReason": "end_turn"}
         elif rpc_id is None:
             continue
