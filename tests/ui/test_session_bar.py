@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
 from acp_tui.ui.render import SPINNER_FRAMES, ThemePalette
-from acp_tui.ui.screens.session_switcher import SessionSwitcher
+from acp_tui.ui.screens.session_switcher import SessionSwitcher, matches
 from acp_tui.ui.themes import DEFAULT_THEME, register_themes
 from acp_tui.ui.widgets.session_bar import SessionBar, TabInfo
 from tests.ui.helpers import painted, until
@@ -67,6 +67,11 @@ class BarHost(App[None]):
 
     def open_switcher(self, tabs: tuple[TabInfo, ...] = NINE) -> None:
         self.push_screen(SessionSwitcher(tabs), self.answers.append)
+
+
+def dialog_rows(app: App[Any]) -> str:
+    """The rows of the painted screen inside the switcher's frame."""
+    return "\n".join(row for row in painted(app).splitlines() if row.count("│") == 2)
 
 
 def segments(bar: SessionBar) -> list[Segment]:
@@ -285,7 +290,7 @@ async def test_escape_codes_in_a_title_never_reach_the_screen() -> None:
         await pilot.pause()
         app.screen.query_one(Input).insert_text_at_cursor("red")
         await pilot.pause()
-        screen = painted(app)
+        screen = dialog_rows(app)
         assert "red title second␇ line" in screen
         assert "pwned" not in screen
         assert not any((ord(c) < 0x20 and c != "\n") or c == "\x1b" for c in screen)
@@ -302,7 +307,7 @@ async def test_markup_in_a_title_is_shown_as_it_is() -> None:
         await pilot.pause()
         app.screen.query_one(Input).insert_text_at_cursor("loud")
         await pilot.pause()
-        assert "[bold red]loud[/] [@click=app.quit]x[/]" in painted(app)
+        assert "[bold red]loud[/] [@click=app.quit]x[/]" in dialog_rows(app)
 
 
 async def answer(pilot: Pilot[Any], *keys: str, query: str = "") -> int | None:
@@ -328,7 +333,7 @@ async def test_switcher_opens_on_the_current_session_and_moves() -> None:
         assert switcher.shown == list(range(1, 10))
         highlighted = switcher.query_one(OptionList).highlighted
         assert highlighted is not None and switcher.shown[highlighted] == 7
-        assert "! needs you" in painted(app)
+        assert "! needs you" in dialog_rows(app)
         await pilot.press("escape")
         await pilot.pause()
         assert app.answers == [None]
@@ -354,7 +359,12 @@ async def test_switcher_filters_as_you_type() -> None:
         # The folder matches too; a number alone picks that session first.
         assert await answer(pilot, "enter", query="srv") == 5
         assert await answer(pilot, "enter", query="3") == 3
+        app.open_switcher((replace(NINE[0], title="port 2 to python 3"), *NINE[1:3]))
+        await pilot.press("3", "enter")
+        await pilot.pause()
+        assert app.answers.pop() == 3, "the number typed alone goes first"
         assert await answer(pilot, "enter", query="login") == 1
+        assert await answer(pilot, "enter", query="demo logs") == 8  # agent and title
 
 
 async def test_switcher_with_no_match_stays_open_on_enter() -> None:
@@ -365,8 +375,19 @@ async def test_switcher_with_no_match_stays_open_on_enter() -> None:
         await pilot.press(*"zzzq", "enter")
         await pilot.pause()
         assert isinstance(app.screen, SessionSwitcher)
-        assert "no session matches" in painted(app)
+        assert "no session matches" in dialog_rows(app)
         assert app.answers == []
         await pilot.press("escape")
         await pilot.pause()
         assert app.answers == [None]
+
+
+def test_a_title_built_against_the_fuzzy_search_is_filtered_at_once() -> None:
+    """The fuzzy search tries every way the query's letters fall in a title:
+    for "aaaaaab" in "abab…" (200 letters) that is billions of ways; it looks
+    at a short start of a field unless the query is in it as it is (without
+    that cut this test runs into the suite's timeout)."""
+    tabs = (replace(NINE[0], title="ab" * 100), replace(NINE[1], title="x" + "ab" * 100 + "c"))
+    assert [tab.number for tab, _ in matches(tabs, "aaaaaab")] == [1, 2]
+    assert [tab.number for tab, _ in matches(tabs, "bc")] == [2]
+    assert [tab.number for tab, _ in matches(tabs, "abc")] == [2]

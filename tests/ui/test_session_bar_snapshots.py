@@ -81,17 +81,17 @@ def test_switcher_80x24(snap_compare: Any) -> None:
 
 
 def test_switcher_filtered(snap_compare: Any) -> None:
-    """80x24 after typing "par": the sessions whose number, agent, title or
-    folder hold p-a-r in that order, best first (2 and 3, whose titles hold
-    "parser"; then 1, 5, 7), the matched letters bold, underlined, in the
-    accent colour; the first highlighted."""
+    """80x24 after typing "demo t": the demo sessions with a "t" in the
+    title, best first: 2 (highlighted, "write tests…"), 8 ("…the logs"),
+    6 ("an old chat"); the matched letters ("demo", the "t") bold,
+    underlined, in the accent colour."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
         app = pilot.app
         assert isinstance(app, BarHost)
         app.open_switcher()
         await settle(pilot)
-        await pilot.press(*"par")
+        await pilot.press(*"demo t")
         await settle(pilot)
 
     assert snap_compare(BarHost(NINE), terminal_size=(80, 24), run_before=run_before)

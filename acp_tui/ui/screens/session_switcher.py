@@ -1,9 +1,9 @@
 """The session switcher: every session in a list, filtered as you type.
 
 A filter on top (fuzzy, with Textual's :class:`~textual.fuzzy.Matcher`, the
-command palette's, over the number, agent, title and folder), the sessions
-below, each with its number, state, agent and title, and under them its folder
-and usage. The current session is marked "●" and highlighted when the switcher
+command palette's, in the number, agent, title or folder, or the agent and
+title together), the sessions below, each with its number, state, agent and
+title, and under them its folder and usage. The current session is marked "●" and highlighted when the switcher
 opens; a session that needs the user carries the bar's "!" badge. Up/Down
 move, Enter (or a click) answers the highlighted session's number, Esc None.
 
@@ -15,6 +15,7 @@ candidate as markup, which titles from agents must never be.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -32,9 +33,11 @@ from acp_tui.ui.widgets.session_bar import TabInfo, state_label, state_mark
 
 __all__ = ["SessionSwitcher", "matches"]
 
-#: Cells of a title or folder the filter looks at: the fuzzy search tries
-#: every way the query's letters fall in a candidate, so a candidate stays short.
-MATCHED = 80
+#: Characters of a field the fuzzy search looks at when the query is not
+#: in it as it is (a substring is found anywhere, at once): it tries every
+#: way the query's letters fall in the field, which grows exponentially with
+#: letters that repeat ("abab…" holds "aaaab" millions of ways past ~48).
+FUZZY_CHARS = 32
 #: The width of the state column ("needs you", "starting").
 STATE_WIDTH = 9
 #: The agent column's widest (a longer name makes its row's title start later).
@@ -42,15 +45,23 @@ AGENT_WIDTH = 14
 
 
 def _fields(tab: TabInfo) -> list[str]:
-    """What the filter matches, in order: number, agent, title, folder."""
-    title = one_line(tab.title)[:MATCHED]
-    return [str(tab.number), one_line(tab.agent), title, one_line(tab.cwd)[-MATCHED:]]
+    """What the filter matches, as shown: number, agent, title, folder."""
+    return [str(tab.number), one_line(tab.agent), one_line(tab.title), one_line(tab.cwd)]
+
+
+def _match(matcher: Matcher, field: str) -> tuple[float, Sequence[int]]:
+    """``matcher``'s score and offsets in ``field`` (see :data:`FUZZY_CHARS`)."""
+    query = matcher.query
+    if query.lower() not in field.lower():
+        field = field[:FUZZY_CHARS]
+    return matcher.fuzzy_search.match(query, field)
 
 
 def matches(tabs: tuple[TabInfo, ...], query: str) -> list[tuple[TabInfo, list[set[int]]]]:
     """The tabs ``query`` matches, best first (the number typed alone first,
-    then by score, ties in tab order), each with the offsets of the matched
-    letters in each of :func:`_fields`. An empty query matches all, in order."""
+    then by the best score in one of :func:`_fields` or in the agent and
+    title together, ties in tab order), each with the offsets of the matched
+    letters in each field (in the best match only). An empty query matches all, in order."""
     query = " ".join(query.split())
     if not query:
         return [(tab, [set() for _ in range(4)]) for tab in tabs]
@@ -58,17 +69,19 @@ def matches(tabs: tuple[TabInfo, ...], query: str) -> list[tuple[TabInfo, list[s
     found: list[tuple[float, int, TabInfo, list[set[int]]]] = []
     for index, tab in enumerate(tabs):
         fields = _fields(tab)
-        candidate = " ".join(fields)
-        score, offsets = matcher.fuzzy_search.match(matcher.query, candidate)
-        if query == str(tab.number):
-            score, offsets = float("inf"), range(len(query))
+        _, agent, title, _ = fields
+        # Each field, and the agent with the title ("claude login").
+        scores = [_match(matcher, field) for field in [*fields, f"{agent} {title}"]]
+        best = max(range(len(scores)), key=lambda i: scores[i][0])
+        score = float("inf") if query == fields[0] else scores[best][0]
         if score <= 0:
             continue
-        per_field: list[set[int]] = []
-        start = 0
-        for field in fields:
-            per_field.append({o - start for o in offsets if start <= o < start + len(field)})
-            start += len(field) + 1
+        per_field: list[set[int]] = [set() for _ in fields]
+        if best < len(fields):
+            per_field[best] = set(scores[best][1])
+        else:
+            per_field[1] = {o for o in scores[best][1] if o < len(agent)}
+            per_field[2] = {o - len(agent) - 1 for o in scores[best][1] if o > len(agent)}
         found.append((score, index, tab, per_field))
     found.sort(key=lambda item: (-item[0], item[1]))
     return [(tab, per_field) for _, _, tab, per_field in found]
@@ -78,7 +91,8 @@ def _marked(text: str, offsets: set[int], style: str, match: str) -> Content:
     """``text`` (never markup) in ``style``, the letters at ``offsets`` in ``match``."""
     content = Content.styled(text, style) if style else Content(text)
     for offset in sorted(offsets):
-        if not text[offset].isspace():
+        # (An offset past the end: lower() made the text longer, "İ" → "i̇".)
+        if offset < len(text) and not text[offset].isspace():
             content = content.stylize(match, offset, offset + 1)
     return content
 
