@@ -3,9 +3,10 @@
 A filter on top (fuzzy, with Textual's :class:`~textual.fuzzy.Matcher`, the
 command palette's, in the number, agent, title or folder, or the agent and
 title together), the sessions below, each with its number, state, agent and
-title, and under them its folder and usage. The current session is marked "●" and highlighted when the switcher
-opens; a session that needs the user carries the bar's "!" badge. Up/Down
-move, Enter (or a click) answers the highlighted session's number, Esc None.
+title, and under them its folder and usage. The current session is marked
+"●" and highlighted when the switcher opens; a session that needs the user
+carries the bar's "!" badge. Up/Down move, Enter (or a click) answers the
+highlighted session's number, Esc None.
 
 Not the command palette: its hits come back sorted by score (the current
 session could not be highlighted at the open), without columns or a second
