@@ -10,7 +10,8 @@ names, then the marks tighten; when even that does not fit, the row scrolls
 so the current tab stays in view, with a marker ("‹3", "2›") on each side
 where tabs are hidden, which a "!" joins when a hidden one needs the user.
 A click on a tab posts :class:`SessionBar.Clicked`; a click on a marker
-scrolls a page that way.
+scrolls a page that way (the current tab may leave the view then, until a
+new one is current).
 """
 
 from __future__ import annotations
@@ -190,6 +191,9 @@ class SessionBar(Widget):
         color: $foreground;
     }
     """
+
+    #: A click means a tab, not the start of a text selection.
+    ALLOW_SELECT = False
 
     tabs: reactive[tuple[TabInfo, ...]] = reactive(tuple, layout=False)
 
