@@ -11,6 +11,7 @@ the "next that needs you" key follows.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.ui.session_tab import SessionTab
@@ -121,9 +122,17 @@ class Tabs:
             state=tab.state,
             unread=tab.unread,
             current=tab is self._current,
-            cwd=str(view.cwd if view is not None and view.cwd is not None else tab.cwd),
+            cwd=_shown_path(view.cwd if view is not None and view.cwd is not None else tab.cwd),
             usage=usage,
         )
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` with the home folder as ``~``."""
+    home = Path.home()
+    if path == home or home in path.parents:
+        return "~/" + path.relative_to(home).as_posix() if path != home else "~"
+    return str(path)
 
 
 def _short_count(n: int) -> str:
