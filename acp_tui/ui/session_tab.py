@@ -139,7 +139,8 @@ class SessionTab:
 
     @property
     def needs_you(self) -> bool:
-        return bool(self.waiting or self.surface.waiting or self.permissions.showing)
+        surface = self.surface
+        return bool(self.waiting or surface.waiting or surface.asking or self.permissions.showing)
 
     @property
     def running(self) -> bool:

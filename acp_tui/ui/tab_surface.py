@@ -7,9 +7,10 @@ draws only into its own (hidden) pane. What is shared is handled here:
 - the prompt: :class:`TabPrompt` keeps the session's commands, file root and
   capabilities and the draft, and hands them to the one prompt widget while
   the tab is current (and again when it becomes current);
-- dialogs: one a background session opens (a permission, a question) waits,
-  unseen and never taking a key, until its tab is switched to; the agent
-  waits meanwhile. One closed before that (resolved elsewhere) answers None;
+- dialogs: one a background session opens (a permission, a question, a
+  sign-in it asks for) waits, unseen and never taking a key, until its tab is
+  switched to; the agent waits meanwhile. One closed before that (resolved
+  elsewhere) answers None;
 - background work runs in groups of the tab's own (an exclusive start of one
   session never cancels another's);
 - a change of state shows in the session bar, and in the status line when
@@ -18,6 +19,7 @@ draws only into its own (hidden) pane. What is shared is handled here:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,6 +158,10 @@ class TabSurface:
         self._prompt = TabPrompt(window, key)
         #: Dialogs opened while the tab was in the background, oldest first.
         self.waiting: list[tuple[Screen[Any], Callable[[Any], None]]] = []
+        #: Set when the tab is next shown (what a question asked in the background awaits).
+        self._shown = asyncio.Event()
+        #: Questions (``ask``) waiting for the tab to be shown.
+        self.asking = 0
 
     @property
     def log_view(self) -> EntryLog:
@@ -211,8 +217,18 @@ class TabSurface:
         waiting, self.waiting = self.waiting, []
         for screen, on_close in waiting:
             self.window.open_dialog(screen, on_close)
+        shown, self._shown = self._shown, asyncio.Event()
+        shown.set()
 
     async def ask(self, screen: Screen[Any]) -> Any:
+        if not self.current:
+            self.asking += 1
+            self.window.tab_changed(self.key)
+            try:
+                while not self.current:
+                    await self._shown.wait()
+            finally:
+                self.asking -= 1
         return await self.window.ask(screen)
 
     def in_background(

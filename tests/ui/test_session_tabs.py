@@ -16,9 +16,12 @@ from acp_tui.core import AgentSpec, AssistantEntry, Host, UserEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.screens.choice import ChoiceScreen
 from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.screens.session_switcher import SessionSwitcher
 from acp_tui.ui.session_tab import SessionTab
+from acp_tui.ui.widgets.session_bar import SessionBar
 from tests.fake_agents import SCRIPTED_AGENT, agent_spec
 from tests.ui.helpers import PtyApp, ready, screen_text, send, submit, until
+from tests.ui.test_session_bar import tab_x
 
 
 def window(cwd: Path) -> AcpApp:
@@ -210,9 +213,10 @@ def test_esc_digit_from_a_real_terminal_switches_tabs(tmp_path: Path) -> None:
         term.wait_for(b"is ready")
         term.type(b"echo in the first tab\r")
         term.wait_for(b"in the first tab")
+        term.output.clear()
         term.type(b"/new\x1b")  # Esc closes the completion menu
         term.type(b"\r")
-        term.wait_for(b"2 ")
+        term.wait_for(b"is ready")  # the new tab's welcome
         term.type(b"echo second tab says hi\r")
         term.wait_for(b"second tab says hi")
         term.output.clear()
@@ -222,3 +226,63 @@ def test_esc_digit_from_a_real_terminal_switches_tabs(tmp_path: Path) -> None:
         assert term.wait_gone()
     finally:
         term.kill()
+
+
+async def test_ctrl_o_filters_the_sessions_and_switches(tmp_path: Path) -> None:
+    app = window(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        first = app.tab
+        beta = await new_tab(pilot, app, "beta")
+        await send(pilot, "echo the beta one")
+        await pilot.press("alt+1")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, SessionSwitcher))
+        await pilot.press(*"beta")
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, SessionSwitcher))
+        assert app.tab is beta
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, SessionSwitcher))
+        await pilot.press("alt+1")  # no switching under a dialog
+        assert app.tab is beta
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, SessionSwitcher))
+        assert app.tab is beta and first is not beta
+
+
+async def test_a_click_switches_a_middle_click_closes_after_asking_if_it_runs(
+    tmp_path: Path,
+) -> None:
+    app = window(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        first = app.tab
+        second = await new_tab(pilot, app, "beta")
+        submit(app, "hang")
+        await until(pilot, lambda: second.running)
+        bar = app.query_one(SessionBar)
+        await pilot.click(SessionBar, offset=(tab_x(bar, 1) + 1, 0))
+        assert app.tab is first
+        await pilot.click(SessionBar, offset=(tab_x(bar, 2) + 1, 0), button=2)
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("2")  # keep it
+        await until(pilot, lambda: not isinstance(app.screen, ChoiceScreen))
+        assert len(app.tabs) == 2 and second.running
+        await pilot.click(SessionBar, offset=(tab_x(bar, 2) + 1, 0), button=2)
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("1")  # close it, stopping the turn
+        await until(pilot, lambda: len(app.tabs) == 1)
+        assert app.tab is first
+
+
+async def test_keys_typed_right_after_a_switch_land_in_the_new_tab(tmp_path: Path) -> None:
+    app = window(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await new_tab(pilot, app)
+        await pilot.press(*"two")
+        await pilot.press("alt+1", *"one", "alt+2", *" more", "alt+1", "!")
+        assert app.prompt.text == "one!"
+        await pilot.press("alt+2")
+        assert app.prompt.text == "two more"
