@@ -144,6 +144,7 @@ class AcpApp(TabWindow):
             checkpoints=lambda command: self.tab.rewind.command(command),
             shell=self._run_shell,
             new_tab=self.action_new_tab,
+            resume_tab=self.action_resume_tab,
             close_tab=self.action_close_tab,
         )
         #: The bell, desktop notifications and the window title (ui/attention.py).

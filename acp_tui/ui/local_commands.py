@@ -1,5 +1,6 @@
 """acp-tui's own commands on the prompt, never sent to the agent: ``/export``,
-``/mcp``, ``/changes``, ``/rewind``, ``/new``, ``/close``, and ``!`` shell lines. One list for slash
+``/mcp``, ``/changes``, ``/rewind``, ``/new``, ``/resume``, ``/close``, and
+``!`` shell lines. One list for slash
 completion (beside the agent's commands) and one dispatch for a submitted line.
 """
 
@@ -36,6 +37,7 @@ class LocalCommands:
     checkpoints: Callable[[str], None]
     shell: Callable[[str], None]
     new_tab: Callable[[str], None]
+    resume_tab: Callable[[str], None]
     close_tab: Callable[[], None]
 
     def handle(self, text: str) -> bool:
@@ -55,6 +57,8 @@ class LocalCommands:
         if tab is not None:
             if tab[0] == "new":
                 self.new_tab(tab[1])
+            elif tab[0] == "resume":
+                self.resume_tab(tab[1])
             else:
                 self.close_tab()
             return True

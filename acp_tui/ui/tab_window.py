@@ -11,7 +11,8 @@ to the session that has waited for you longest. Switching happens within
 the key's handler, so the next key already lands in the new tab's draft;
 it shows a pane that is already laid out (one frame, whatever its length).
 A background session's dialogs wait until their tab is shown
-(tab_surface.py). ``/new [AGENT]`` opens a tab, ``/close`` closes one: the
+(tab_surface.py). ``/new [AGENT]`` opens a tab, ``/resume [ID]`` opens an
+earlier session in one, ``/close`` closes one: the
 host closes the session (``session/close`` when the agent has it, else its
 turn is cancelled) and reaps the agent when no tab uses it any more.
 """
@@ -26,6 +27,7 @@ from textual.app import App
 from textual.widgets import ContentSwitcher
 
 from acp_tui.core import HostError
+from acp_tui.ui.resume import PICK
 from acp_tui.ui.session_tab import SessionTab
 from acp_tui.ui.tabs import Tabs
 from acp_tui.ui.widgets.session_bar import SessionBar
@@ -222,6 +224,11 @@ class TabWindow(App[int]):
                 self.notify(f"/new: {message}", severity="error", timeout=8)
                 return
         self.open_tab(spec)
+
+    def action_resume_tab(self, session_id: str = "") -> None:
+        """``/resume [ID]``: an earlier session of this tab's agent, in a new
+        tab (chosen from the agent's list when no id is given)."""
+        self.open_tab(self.tab.spec, resume=session_id or PICK)
 
     def action_close_tab(self) -> None:
         self.close_tab(self.tab, confirm=False)

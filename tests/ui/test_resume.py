@@ -88,3 +88,27 @@ async def test_an_agent_that_cannot_load_shows_the_kept_transcript(tmp_path: Pat
         await turn(pilot, "echo fresh")
         shown = screen_text(app)
         assert shown.index("kept here") < shown.index("fresh")
+
+
+async def test_slash_resume_opens_an_earlier_session_in_a_new_tab(tmp_path: Path) -> None:
+    state = tmp_path / "agent-state"
+    state.mkdir()
+    store = HistoryStore(tmp_path / "history")
+    await first_sitting(agent(state), tmp_path, store, "from yesterday")
+    app = app_for(agent(state), tmp_path, store, None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await turn(pilot, "echo today in tab one")
+        app.prompt.insert("/resume")
+        await pilot.press("escape", "enter")  # Esc: the completion menu shut
+        assert len(app.tabs) == 2
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        picker = app.screen
+        assert isinstance(picker, ChoiceScreen)
+        wanted = next(n for n, c in enumerate(picker.choices) if c.label == "echo from yesterday")
+        await pilot.press(str(wanted + 1))
+        await until(pilot, lambda: "from yesterday" in screen_text(app))
+        assert "today in tab one" not in screen_text(app)
+        await pilot.press("alt+1")
+        await until(pilot, lambda: "today in tab one" in screen_text(app))
+        assert "from yesterday" not in screen_text(app)
