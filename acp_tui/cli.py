@@ -283,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         checkpoints=config.checkpoints,
         notifications=config.notifications,
         mcp_servers=mcp_servers,
+        resolve_agent=lambda name: resolve(name, config),
     )
 
 

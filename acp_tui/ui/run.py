@@ -4,6 +4,7 @@ the resume hint printed after a normal quit."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ def run_tui(
     checkpoints: CheckpointSettings | None = None,
     notifications: NotificationSettings | None = None,
     mcp_servers: list[dict[str, Any]] | None = None,
+    resolve_agent: Callable[[str], AgentSpec] | None = None,
 ) -> int:
     host = Host(
         extra_roots=extra_roots,
@@ -51,6 +53,7 @@ def run_tui(
         resume=resume,
         notices=notices,
         notifications=notifications,
+        resolve_agent=resolve_agent,
     )
     code = run_guarded(app)
     # Only after a normal quit: after a signal or a lost terminal nobody may
