@@ -248,6 +248,8 @@ class TabWindow(App[int]):
             title = f"Session {self.tabs.number(tab)} ({tab.agent_name}) is running"
             self.push_screen(ChoiceScreen(title, choices), answered)
             return
+        # A start still on its way stops here: no session opens for a closed tab.
+        self.workers.cancel_group(self, f"agent-{tab.key}")
         shown = self.tabs.remove(tab)
         for _screen, on_close in tab.surface.waiting:
             on_close(None)

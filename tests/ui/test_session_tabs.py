@@ -26,10 +26,12 @@ from tests.ui.test_session_bar import tab_x
 
 def window(cwd: Path) -> AcpApp:
     """An app on agent "alpha"; ``/new beta`` opens the same script as "beta",
-    as another process (it offers ``session/close``)."""
+    as another process (it offers ``session/close``); "stuck" never answers
+    ``session/new``."""
     agents = {
         "alpha": agent_spec(name="alpha"),
         "beta": agent_spec(name="beta", ACP_FAKE_CLOSE="1"),
+        "stuck": agent_spec(name="stuck", ACP_FAKE_HANG="session/new"),
     }
 
     def resolve(name: str) -> AgentSpec:
@@ -286,3 +288,20 @@ async def test_keys_typed_right_after_a_switch_land_in_the_new_tab(tmp_path: Pat
         assert app.prompt.text == "one!"
         await pilot.press("alt+2")
         assert app.prompt.text == "two more"
+
+
+async def test_closing_a_tab_whose_agent_still_starts_stops_the_start(tmp_path: Path) -> None:
+    app = window(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        first = app.tab
+        app.action_new_tab("stuck")  # session/new is never answered
+        stuck = app.tab
+        await until(pilot, lambda: stuck.starter.starting)
+        group = f"agent-{stuck.key}"
+        assert any(w.group == group and not w.is_finished for w in app.workers)
+        await send(pilot, "/close")
+        assert app.tab is first and len(app.tabs) == 1
+        await until(pilot, lambda: all(w.is_finished for w in app.workers if w.group == group))
+        await send(pilot, "echo still here")
+        await until(pilot, lambda: "still here" in replies(first))
