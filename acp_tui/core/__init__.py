@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from acp_tui.core.prompting.mentions import image_label as image_label
     from acp_tui.core.prompting.mentions import mention_at as mention_at
     from acp_tui.core.prompting.mentions import pasted_image_paths as pasted_image_paths
+    from acp_tui.core.session_fork import can_fork as can_fork
     from acp_tui.core.sessions import failures as failures
     from acp_tui.core.sessions.agent_spec import AgentSpec as AgentSpec
     from acp_tui.core.sessions.session import Session as Session
@@ -159,6 +160,7 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "format_mention": ("acp_tui.core.prompting.mentions", "format_mention"),
     "image_label": ("acp_tui.core.prompting.mentions", "image_label"),
     "is_auth_required": ("acp_tui.core.transport.acp_protocol", "is_auth_required"),
+    "can_fork": ("acp_tui.core.session_fork", "can_fork"),
     "is_printable_name": ("acp_tui.core.model.content_text", "is_printable_name"),
     "kind_icon": ("acp_tui.core.model.tool_text", "kind_icon"),
     "kind_label": ("acp_tui.core.model.tool_text", "kind_label"),
@@ -226,6 +228,7 @@ __all__ = [
     "ToolCallEntry",
     "UserEntry",
     "build_prompt",
+    "can_fork",
     "clean",
     "decode_frame",
     "default_export_name",

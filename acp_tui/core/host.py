@@ -29,6 +29,7 @@ from acp_tui.core.model.channel import DEFAULT_CAPACITY, EventChannel, EventHub
 from acp_tui.core.model.coalesce import Coalescer
 from acp_tui.core.model.entries import Entry, NoticeLevel, ToolCallEntry
 from acp_tui.core.model.events import Event
+from acp_tui.core.session_fork import SessionFork
 from acp_tui.core.session_history import SessionHistory
 from acp_tui.core.sessions import added_dirs
 from acp_tui.core.sessions.agent_spec import AgentSpec
@@ -67,7 +68,7 @@ def load_connection_modules() -> None:
     importlib.import_module("acp_tui.core.sessions.session")
 
 
-class Host(CheckpointCommands, ShellCommands, SessionHistory):
+class Host(CheckpointCommands, ShellCommands, SessionHistory, SessionFork):
     #: The front end runs an agent's ``terminal`` sign-in itself (the TUI does).
     terminal_auth = False
 

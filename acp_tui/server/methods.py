@@ -102,6 +102,7 @@ class Methods:
             "session.prompt": self.session_prompt,
             "session.cancel": self.session_cancel,
             "session.close": self.session_close,
+            "session.fork": self.session_fork,
             "session.setMode": self.session_set_mode,
             "session.setConfigOption": self.session_set_config_option,
             "session.snapshot": self.session_snapshot,
@@ -202,6 +203,9 @@ class Methods:
     async def session_close(self, params: dict[str, Any]) -> dict[str, Any]:
         await self.host.close_session(_str(params, "sessionId"))
         return {}
+
+    async def session_fork(self, params: dict[str, Any]) -> dict[str, Any]:
+        return _session_setup(await self.host.fork_session(_str(params, "sessionId")))
 
     async def session_set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
         await self.host.set_mode(_str(params, "sessionId"), _str(params, "modeId"))

@@ -42,6 +42,7 @@ class AgentStart:
         cwd: Path,
         resume: ResumeFlow | None,
         on_ready: Callable[[], None],
+        fork: str | None = None,
     ) -> None:
         self.surface = surface
         self.link = link
@@ -51,6 +52,8 @@ class AgentStart:
         self.cwd = cwd
         #: Resume at the first start: LATEST, PICK or a session id (resume.py).
         self.resume = resume
+        #: At the first start, a fork of this session (``/fork``) instead of a new one.
+        self.fork = fork
         self._on_ready = on_ready
         self.starting = False
         #: The last start (open, session/new) failed: the agent is not gone.
@@ -89,6 +92,9 @@ class AgentStart:
                 shown = await revive(self.link, agent, self._dead, self._create_session)
                 self._dead = None
                 session_id = shown.session_id
+            elif self.fork is not None:
+                parent, self.fork = self.fork, None  # only at the first start
+                session_id = await self.link.fork_session(parent)
             elif resume is not None:
                 self.resume = None  # only at the first start
                 session_id = await resume.session(agent)

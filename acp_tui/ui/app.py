@@ -145,6 +145,7 @@ class AcpApp(TabWindow):
             shell=self._run_shell,
             new_tab=self.action_new_tab,
             resume_tab=self.action_resume_tab,
+            fork_tab=self.action_fork_tab,
             close_tab=self.action_close_tab,
         )
         #: The bell, desktop notifications and the window title (ui/attention.py).
@@ -170,8 +171,10 @@ class AcpApp(TabWindow):
         #: Set once the first frame is on the terminal (Textual's Ready).
         self._painted = asyncio.Event()
 
-    def make_tab(self, spec: AgentSpec, *, resume: str | None = None) -> SessionTab:
-        return SessionTab(self, self.link, spec, self.cwd, resume=resume)
+    def make_tab(
+        self, spec: AgentSpec, *, resume: str | None = None, fork: str | None = None
+    ) -> SessionTab:
+        return SessionTab(self, self.link, spec, self.cwd, resume=resume, fork=fork)
 
     # -- what tests and the exit hint read -------------------------------------------
 

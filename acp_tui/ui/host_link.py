@@ -99,6 +99,9 @@ class HostLink(Protocol):
     async def close_session(self, session_id: str) -> None:
         """``session.close``; the agent is ended when no other session uses it."""
 
+    async def fork_session(self, session_id: str) -> str:
+        """``session.fork``: the new session's id."""
+
     def snapshot(self, session_id: str) -> dict[str, Any]:
         """``session.snapshot`` (with the session's ``cwd``)."""
 

@@ -1,5 +1,5 @@
 """acp-tui's own commands on the prompt, never sent to the agent: ``/export``,
-``/mcp``, ``/changes``, ``/rewind``, ``/new``, ``/resume``, ``/close``, and
+``/mcp``, ``/changes``, ``/rewind``, ``/new``, ``/resume``, ``/fork``, ``/close``, and
 ``!`` shell lines. One list for slash
 completion (beside the agent's commands) and one dispatch for a submitted line.
 """
@@ -38,6 +38,7 @@ class LocalCommands:
     shell: Callable[[str], None]
     new_tab: Callable[[str], None]
     resume_tab: Callable[[str], None]
+    fork_tab: Callable[[], None]
     close_tab: Callable[[], None]
 
     def handle(self, text: str) -> bool:
@@ -59,6 +60,8 @@ class LocalCommands:
                 self.new_tab(tab[1])
             elif tab[0] == "resume":
                 self.resume_tab(tab[1])
+            elif tab[0] == "fork":
+                self.fork_tab()
             else:
                 self.close_tab()
             return True

@@ -88,6 +88,9 @@ class LocalHost:
     async def close_session(self, session_id: str) -> None:
         await self.host.close_session(session_id, reap=True)
 
+    async def fork_session(self, session_id: str) -> str:
+        return (await self.host.fork_session(session_id)).session_id
+
     def snapshot(self, session_id: str) -> dict[str, Any]:
         session = self.host.session(session_id)
         return {**session.snapshot(), "cwd": str(session.cwd), "mcpServers": session.mcp_servers}

@@ -51,6 +51,7 @@ class SessionTab:
         cwd: Path,
         *,
         resume: str | None = None,
+        fork: str | None = None,
     ) -> None:
         self.key = f"t{next(_keys)}"
         self.spec = spec
@@ -92,6 +93,7 @@ class SessionTab:
             cwd=cwd,
             resume=flow,
             on_ready=self.turns.send_next,
+            fork=fork,
         )
         self.events = EventDispatch(
             self.conversation, surface, self.turns, self.permissions, self.elicitations

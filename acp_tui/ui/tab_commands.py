@@ -1,5 +1,5 @@
-"""``/new [AGENT]``, ``/resume [ID]`` and ``/close``: opening and closing
-sessions of the window."""
+"""``/new [AGENT]``, ``/resume [ID]``, ``/fork`` and ``/close``: opening and
+closing sessions of the window."""
 
 from __future__ import annotations
 
@@ -16,18 +16,20 @@ TAB_COMMANDS: list[dict[str, Any]] = [
         "description": "acp-tui: an earlier session of this agent in a new tab (a list, or ID)",
         "input": {"hint": "session id (default: choose from a list)"},
     },
+    {"name": "fork", "description": "acp-tui: this conversation forked, in a new tab"},
     {"name": "close", "description": "acp-tui: close this session's tab"},
 ]
 
 
 def parse_tab_command(text: str) -> tuple[str, str] | None:
     """``("new", agent)`` (agent "" for the current one), ``("resume", id)``
-    (id "" to choose) or ``("close", "")`` for such a line; None for any other."""
+    (id "" to choose), ``("fork", "")`` or ``("close", "")`` for such a line;
+    None for any other."""
     first, _, rest = text.strip().partition(" ")
     if "\n" in rest:
         return None
     if first in ("/new", "/resume"):
         return first[1:], rest.strip()
-    if first == "/close" and not rest.strip():
-        return "close", ""
+    if first in ("/close", "/fork") and not rest.strip():
+        return first[1:], ""
     return None

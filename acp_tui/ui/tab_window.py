@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 from textual.widgets import ContentSwitcher
 
-from acp_tui.core import HostError
+from acp_tui.core import HostError, can_fork
 from acp_tui.ui.resume import PICK
 from acp_tui.ui.session_tab import SessionTab
 from acp_tui.ui.tabs import Tabs
@@ -202,11 +202,15 @@ class TabWindow(App[int]):
 
     # -- opening and closing ------------------------------------------------------------------
 
-    def make_tab(self, spec: AgentSpec, *, resume: str | None = None) -> SessionTab:
+    def make_tab(
+        self, spec: AgentSpec, *, resume: str | None = None, fork: str | None = None
+    ) -> SessionTab:
         raise NotImplementedError
 
-    def open_tab(self, spec: AgentSpec, *, resume: str | None = None) -> SessionTab:
-        tab = self.make_tab(spec, resume=resume)
+    def open_tab(
+        self, spec: AgentSpec, *, resume: str | None = None, fork: str | None = None
+    ) -> SessionTab:
+        tab = self.make_tab(spec, resume=resume, fork=fork)
         self.tabs.add(tab)
         self.query_one("#panes", ContentSwitcher).mount(tab.pane)
         tab.start()
@@ -229,6 +233,19 @@ class TabWindow(App[int]):
         """``/resume [ID]``: an earlier session of this tab's agent, in a new
         tab (chosen from the agent's list when no id is given)."""
         self.open_tab(self.tab.spec, resume=session_id or PICK)
+
+    def action_fork_tab(self) -> None:
+        """``/fork``: this session forked (``session/fork``), in a new tab that
+        starts from its conversation; the agent must offer it."""
+        tab = self.tab
+        agent = tab.conversation.agent
+        if tab.session_id is None or agent is None:
+            self.notify("/fork: no session to fork yet", severity="warning", timeout=4)
+            return
+        if not can_fork(agent.capabilities):
+            self.notify(f"/fork: {agent.name} cannot fork sessions", severity="warning", timeout=6)
+            return
+        self.open_tab(tab.spec, fork=tab.session_id)
 
     def action_close_tab(self) -> None:
         self.close_tab(self.tab, confirm=False)

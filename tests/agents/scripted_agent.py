@@ -63,6 +63,8 @@ Each prompt's first text line is a command; the agent does exactly that:
                              cwd, additionalDirectories} as the agent received it
     mcp-servers              reply JSON {"method", "mcpServers"}: the mcpServers the
                              session was last given (session/new, /load or /resume)
+    heard                    reply JSON: every prompt this session was sent before
+                             this one (a fork's starts with its parent's)
 
 ACP_FAKE_MCP=http,sse (or one of them) says it takes such MCP servers
 (agentCapabilities.mcpCapabilities); without it, only stdio ones.
@@ -93,7 +95,8 @@ resume is counted in the env file ACP_FAKE_COUNT_FILE. ACP_FAKE_CLOSE=1 offers
 ``session/close`` alone; every close is written there too ("close <session>"),
 and it cancels the session's running prompt. Every turn reports
 usage (non-zero). ACP_FAKE_ADD_DIRS=1 advertises
-``sessionCapabilities.additionalDirectories``.
+``sessionCapabilities.additionalDirectories``. ACP_FAKE_FORK=1 offers
+``session/fork``: the fork has heard what its parent heard.
 """
 
 from __future__ import annotations
@@ -119,6 +122,7 @@ from acp.schema import (
     AuthenticateResponse,
     AuthMethodAgent,
     CloseSessionResponse,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -132,6 +136,7 @@ from acp.schema import (
     SessionCloseCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionForkCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SessionMode,
@@ -172,6 +177,8 @@ class ScriptedAgent(
     def __init__(self) -> None:
         super().__init__()
         self.sessions = 0
+        #: Every prompt each session was sent, in order (``heard``; a fork's are copied).
+        self.heard: dict[str, list[str]] = {}
         self.mode = "ask"
         self.model = "fast"
         #: ACP_FAKE_REQUIRE_AUTH=1: session/new fails with auth_required until
@@ -226,6 +233,9 @@ class ScriptedAgent(
                     if reopen or os.environ.get("ACP_FAKE_CLOSE") == "1"
                     else None,
                     resume=SessionResumeCapabilities() if reopen else None,
+                    fork=SessionForkCapabilities()
+                    if os.environ.get("ACP_FAKE_FORK") == "1"
+                    else None,
                     additional_directories=SessionAdditionalDirectoriesCapabilities()
                     if os.environ.get("ACP_FAKE_ADD_DIRS") == "1"
                     else None,
@@ -392,6 +402,19 @@ class ScriptedAgent(
         self.owed.pop(session_id, None)
         return CloseSessionResponse()
 
+    async def fork_session(self, session_id: str, cwd: str, **kwargs: Any) -> ForkSessionResponse:
+        self.sessions += 1
+        fork_id = f"s{self.sessions}"
+        self.heard[fork_id] = list(self.heard.get(session_id, []))
+        self._lifecycle("session/fork", fork_id, cwd, kwargs)
+        self._given_mcp(fork_id, "session/fork", kwargs)
+        return ForkSessionResponse(
+            session_id=fork_id, config_options=self.config_options(), modes=self.modes()
+        )
+
+    async def do_heard(self, sid: str, rest: str, text: str) -> None:
+        await self.say(sid, json.dumps(self.heard.get(sid, [])[:-1]))
+
     async def resume_session(
         self, session_id: str, cwd: str, **kwargs: Any
     ) -> ResumeSessionResponse:
@@ -439,6 +462,7 @@ class ScriptedAgent(
         self.cancelled[session_id] = asyncio.Event()
         text = "".join(getattr(block, "text", "") for block in prompt)
         self._remember(session_id, {"user": text})
+        self.heard.setdefault(session_id, []).append(text)
         line = text.splitlines()[0] if text else ""
         command, _, rest = line.partition(" ")
         handler = getattr(self, "do_" + command.replace("-", "_"), None)

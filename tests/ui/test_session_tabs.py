@@ -27,11 +27,12 @@ from tests.ui.test_session_bar import tab_x
 def window(cwd: Path) -> AcpApp:
     """An app on agent "alpha"; ``/new beta`` opens the same script as "beta",
     as another process (it offers ``session/close``); "stuck" never answers
-    ``session/new``."""
+    ``session/new``; "forky" offers ``session/fork``."""
     agents = {
         "alpha": agent_spec(name="alpha"),
         "beta": agent_spec(name="beta", ACP_FAKE_CLOSE="1"),
         "stuck": agent_spec(name="stuck", ACP_FAKE_HANG="session/new"),
+        "forky": agent_spec(name="forky", ACP_FAKE_FORK="1"),
     }
 
     def resolve(name: str) -> AgentSpec:
@@ -305,3 +306,26 @@ async def test_closing_a_tab_whose_agent_still_starts_stops_the_start(tmp_path: 
         await until(pilot, lambda: all(w.is_finished for w in app.workers if w.group == group))
         await send(pilot, "echo still here")
         await until(pilot, lambda: "still here" in replies(first))
+
+
+async def test_fork_opens_the_conversation_in_a_new_tab_that_goes_its_own_way(
+    tmp_path: Path,
+) -> None:
+    app = window(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/fork")  # alpha cannot: said, nothing opened
+        assert len(app.tabs) == 1
+        parent = await new_tab(pilot, app, "forky")
+        await send(pilot, "echo said before the fork")
+        await until(pilot, lambda: tab_idle(parent) and "before the fork" in replies(parent))
+        await send(pilot, "/fork")
+        fork = app.tab
+        assert fork is not parent and len(app.tabs) == 3
+        await until(pilot, lambda: fork.conversation.current is not None)
+        assert prompts(fork) == ["echo said before the fork"]
+        await until(pilot, lambda: "said before the fork" in screen_text(app))
+        await send(pilot, "heard")
+        await until(pilot, lambda: tab_idle(fork) and "[" in replies(fork).split("fork ")[-1])
+        assert replies(fork).endswith('["echo said before the fork"]')
+        assert prompts(parent) == ["echo said before the fork"]

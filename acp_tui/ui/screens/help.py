@@ -54,6 +54,7 @@ KEY_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Ctrl+O", "all sessions: filter, pick one"),
             ("Ctrl+N", "the session that has waited for you longest"),
             ("/new [agent] · /close", "open a session (this agent, or another) · close this one"),
+            ("/resume · /fork", "an earlier session · this one forked, each in a new tab"),
         ],
     ),
     (
