@@ -108,8 +108,12 @@ class SessionTab:
 
     @property
     def agent_name(self) -> str:
-        """The name the user knows the agent by (the preset's or the config's)."""
-        return one_line(self.spec.display_name)
+        """The name the user knows the agent by: the preset's or the config's,
+        else (a bare command) the agent's own name."""
+        agent = self.conversation.agent
+        if self.spec.name or agent is None:
+            return one_line(self.spec.display_name)
+        return one_line(agent.title(self.spec.display_name))
 
     @property
     def title(self) -> str:
