@@ -211,6 +211,7 @@ class TabWindow(App[int]):
         self, spec: AgentSpec, *, resume: str | None = None, fork: str | None = None
     ) -> SessionTab:
         tab = self.make_tab(spec, resume=resume, fork=fork)
+        tab.plan.folded = self.tab.plan.folded  # (folded on short screens, or as the user chose)
         self.tabs.add(tab)
         self.query_one("#panes", ContentSwitcher).mount(tab.pane)
         tab.start()

@@ -135,6 +135,7 @@ async def test_alt_n_switches_and_ignores_a_number_with_no_tab(tmp_path: Path) -
         first = app.tab
         second = await new_tab(pilot, app)
         third = await new_tab(pilot, app, "beta")
+        assert all(tab.plan.folded for tab in app.tabs)  # 24 rows: every plan to one line
         for key, tab in (("alt+1", first), ("alt+3", third), ("alt+2", second)):
             await pilot.press(key)
             assert app.tab is tab
