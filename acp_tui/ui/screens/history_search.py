@@ -14,17 +14,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from acp_tui.ui.history import PromptHistory
+from acp_tui.ui.screens.filter_picker import FilterPicker
 
 #: Matches listed at most.
 SHOWN = 50
 
 
-class HistorySearchScreen(ModalScreen[str | None]):
+class HistorySearchScreen(FilterPicker[str]):
     DEFAULT_CSS = """
     HistorySearchScreen {
         align: center bottom;
@@ -56,11 +56,9 @@ class HistorySearchScreen(ModalScreen[str | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", show=False),
-        Binding("down,ctrl+r", "move(1)", show=False, priority=True),
-        Binding("up", "move(-1)", show=False, priority=True),
-        Binding("enter", "choose", show=False, priority=True),
+        Binding("ctrl+r", "move(1)", show=False, priority=True),
     ]
+    CLOSE_WHEN_EMPTY = True
 
     def __init__(self, history: PromptHistory, query: str = "") -> None:
         super().__init__()
@@ -78,9 +76,6 @@ class HistorySearchScreen(ModalScreen[str | None]):
         self._filter(self.query_text)
         self.query_one(Input).focus()
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        self._filter(event.value)
-
     def _filter(self, query: str) -> None:
         self.matches = self.history.search(query)[:SHOWN]
         options = self.query_one(OptionList)
@@ -92,20 +87,5 @@ class HistorySearchScreen(ModalScreen[str | None]):
         if self.matches:
             options.highlighted = 0
 
-    def action_move(self, step: int) -> None:
-        options = self.query_one(OptionList)
-        if step > 0:
-            options.action_cursor_down()
-        else:
-            options.action_cursor_up()
-
-    def action_choose(self) -> None:
-        index = self.query_one(OptionList).highlighted
-        self.dismiss(self.matches[index] if index is not None and self.matches else None)
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.dismiss(self.matches[event.option_index])
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def _listed(self) -> list[str]:
+        return self.matches

@@ -17,19 +17,17 @@ candidate as markup, which titles from agents must never be.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.fuzzy import Matcher
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from acp_tui.core import one_line
 from acp_tui.ui.render import ThemePalette
+from acp_tui.ui.screens.filter_picker import FilterPicker
 from acp_tui.ui.widgets.session_bar import TabInfo, state_label, state_mark
 
 __all__ = ["SessionSwitcher", "matches"]
@@ -98,7 +96,7 @@ def _marked(text: str, offsets: set[int], style: str, match: str) -> Content:
     return content
 
 
-class SessionSwitcher(ModalScreen[int | None]):
+class SessionSwitcher(FilterPicker[int]):
     DEFAULT_CSS = """
     SessionSwitcher {
         align: center middle;
@@ -137,13 +135,6 @@ class SessionSwitcher(ModalScreen[int | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", show=False),
-        Binding("down", "move(1)", show=False, priority=True),
-        Binding("up", "move(-1)", show=False, priority=True),
-        Binding("enter", "choose", show=False, priority=True),
-    ]
-
     def __init__(self, tabs: tuple[TabInfo, ...]) -> None:
         super().__init__()
         self.tabs = tabs
@@ -163,10 +154,6 @@ class SessionSwitcher(ModalScreen[int | None]):
     def on_mount(self) -> None:
         self._filter("")
         self.query_one(Input).focus()
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        self._filter(event.value)
 
     def _filter(self, query: str) -> None:
         found = matches(self.tabs, query)
@@ -215,21 +202,5 @@ class SessionSwitcher(ModalScreen[int | None]):
             return first
         return Content.assemble(first, "\n", " " * 7, Content(" · ").join(details))
 
-    def action_move(self, step: int) -> None:
-        options = self.query_one(OptionList)
-        if step > 0:
-            options.action_cursor_down()
-        else:
-            options.action_cursor_up()
-
-    def action_choose(self) -> None:
-        index = self.query_one(OptionList).highlighted
-        if index is not None and self.shown:
-            self.dismiss(self.shown[index])
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.dismiss(self.shown[event.option_index])
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def _listed(self) -> list[int]:
+        return self.shown
