@@ -11,8 +11,7 @@ transcript of its own. The parent is untouched and stays open.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.core.errors import HostError
@@ -36,26 +35,10 @@ class SessionFork:
     def connection(self, connection_id: str) -> AgentConnection:
         raise NotImplementedError  # the host's
 
-    def _check_running(self) -> None:
-        raise NotImplementedError  # the host's
-
-    def _new_session(
-        self,
-        connection: AgentConnection,
-        agent_session_id: str,
-        directory: Path,
-        allow_roots: Iterable[str | Path],
-        *,
-        resumed: bool = False,
-        mcp_servers: list[dict[str, Any]] | None = None,
-        setup: Mapping[str, Any] | None = None,
-    ) -> Session:
-        raise NotImplementedError  # the host's
-
-    def _record(
-        self, session: Session, connection: AgentConnection, *, resumed: bool = False
-    ) -> None:
-        raise NotImplementedError  # the host's (session_history.py)
+    #: The host's (their signatures are there, and in session_history.py).
+    _check_running: Callable[[], None]
+    _new_session: Callable[..., Session]
+    _record: Callable[..., None]
 
     async def fork_session(self, session_id: str) -> Session:
         """A fork of ``session_id`` (see the module). Raises HostError
