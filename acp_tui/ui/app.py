@@ -53,7 +53,7 @@ from acp_tui.ui.pickers import SessionCommands, session_status
 from acp_tui.ui.render import ThemePalette
 from acp_tui.ui.rewind_flow import run_editor
 from acp_tui.ui.session_tab import SessionTab
-from acp_tui.ui.tab_window import TabWindow
+from acp_tui.ui.tab_window import TAB_ACTIONS, TabWindow
 from acp_tui.ui.tabs import Tabs
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
 from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
@@ -396,7 +396,8 @@ class AcpApp(TabWindow):
 
     #: Keys for the log that a dialog on top (the permission dialog, a picker,
     #: the help) keeps for itself: its PgUp/PgDn scroll what it shows.
-    _LOG_ACTIONS = frozenset({"log_page", "log_home", "log_end", "cycle_mode"})
+    #: Nor does a tab switch happen under one: the dialog belongs to the tab shown.
+    _LOG_ACTIONS = frozenset({"log_page", "log_home", "log_end", "cycle_mode", *TAB_ACTIONS})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self._LOG_ACTIONS and len(self.screen_stack) > 1:

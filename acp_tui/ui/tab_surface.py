@@ -220,6 +220,12 @@ class TabSurface:
         shown, self._shown = self._shown, asyncio.Event()
         shown.set()
 
+    def close_waiting(self) -> None:
+        """The tab closes: the dialogs that waited answer None."""
+        waiting, self.waiting = self.waiting, []
+        for _screen, on_close in waiting:
+            on_close(None)
+
     async def ask(self, screen: Screen[Any]) -> Any:
         if not self.current:
             self.asking += 1

@@ -151,11 +151,6 @@ class TabWindow(App[int]):
 
     # -- switching ---------------------------------------------------------------------------
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in TAB_ACTIONS and len(self.screen_stack) > 1:
-            return False
-        return super().check_action(action, parameters)
-
     def select_tab(self, tab: SessionTab) -> None:
         """Show ``tab``: its pane, its draft, its status, its waiting dialogs."""
         old = self.tabs.current
@@ -193,7 +188,7 @@ class TabWindow(App[int]):
 
     def on_session_bar_clicked(self, message: SessionBar.Clicked) -> None:
         tab = self.tabs.by_number(message.number)
-        if tab is None or len(self.screen_stack) > 1:
+        if tab is None:
             return
         if message.button == 2:
             self.close_tab(tab, confirm=True)
@@ -268,14 +263,10 @@ class TabWindow(App[int]):
             return
         # A start still on its way stops here: no session opens for a closed tab.
         self.workers.cancel_group(self, f"agent-{tab.key}")
-        shown = self.tabs.remove(tab)
-        for _screen, on_close in tab.surface.waiting:
-            on_close(None)
-        tab.surface.waiting.clear()
-        if shown is not None:
-            self.query_one("#panes", ContentSwitcher).current = shown.pane.id
-            shown.surface.prompt.enter(self.prompt)
-            self.select_tab(shown)
+        if tab is self.tabs.current:
+            self.select_tab(self.tabs.neighbour(tab))
+        self.tabs.remove(tab)
+        tab.surface.close_waiting()
         tab.pane.remove()
         self.refresh_bar()
         self.run_worker(self._end_session(tab), group="close", exit_on_error=False)

@@ -44,14 +44,15 @@ class Tabs:
         if self._current is None:
             self._current = tab
 
-    def remove(self, tab: SessionTab) -> SessionTab | None:
-        """Take ``tab`` out; the tab to show instead when it was current."""
-        index = self._tabs.index(tab)
+    def remove(self, tab: SessionTab) -> None:
+        """Take ``tab`` out (never the current one: select another first)."""
+        assert tab is not self._current
         self._tabs.remove(tab)
-        if self._current is not tab:
-            return None
-        self._current = self._tabs[min(index, len(self._tabs) - 1)] if self._tabs else None
-        return self._current
+
+    def neighbour(self, tab: SessionTab) -> SessionTab:
+        """The tab to show when ``tab`` closes: the next one, else the one before."""
+        index = self._tabs.index(tab)
+        return self._tabs[index + 1] if index + 1 < len(self._tabs) else self._tabs[index - 1]
 
     def select(self, tab: SessionTab) -> None:
         self._current = tab

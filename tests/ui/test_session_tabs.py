@@ -9,7 +9,6 @@ on a real pty, where Alt+2 is ESC 2.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from acp_tui.core import AgentSpec, AssistantEntry, Host, UserEntry
@@ -20,6 +19,7 @@ from acp_tui.ui.screens.session_switcher import SessionSwitcher
 from acp_tui.ui.session_tab import SessionTab
 from acp_tui.ui.widgets.session_bar import SessionBar
 from tests.fake_agents import SCRIPTED_AGENT, agent_spec
+from tests.processes import alive
 from tests.ui.helpers import PtyApp, ready, screen_text, send, submit, until
 from tests.ui.test_session_bar import tab_x
 
@@ -199,15 +199,6 @@ async def test_quitting_with_sessions_running_asks_once_and_names_them(tmp_path:
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         await pilot.press("1")  # quit, stopping them
         await until(pilot, lambda: not app.is_running)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as stat:  # a zombie is gone too
-        return stat.read().split(") ", 1)[1][0] != "Z"
 
 
 def test_esc_digit_from_a_real_terminal_switches_tabs(tmp_path: Path) -> None:
