@@ -44,6 +44,18 @@ def safe(text: str) -> str:
     return flat if len(flat) <= TEXT_LIMIT else flat[: TEXT_LIMIT - 1] + "…"
 
 
+#: The events :meth:`Attention.on_event` acts on (the others it is not given).
+EVENTS = frozenset(
+    {
+        "permission-requested",
+        "permission-resolved",
+        "elicitation-requested",
+        "elicitation-resolved",
+        "status-changed",
+    }
+)
+
+
 class Attention:
     def __init__(
         self,

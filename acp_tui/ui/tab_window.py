@@ -27,6 +27,7 @@ from textual.app import App
 from textual.widgets import ContentSwitcher
 
 from acp_tui.core import HostError, can_fork
+from acp_tui.ui.attention import EVENTS as ATTENTION_EVENTS
 from acp_tui.ui.resume import PICK
 from acp_tui.ui.session_tab import SessionTab
 from acp_tui.ui.tabs import Tabs
@@ -139,7 +140,8 @@ class TabWindow(App[int]):
         if tab is None:
             return
         current = tab is self.tabs.current
-        self.attention.on_event(event, tab.agent_name, background=not current)
+        if event.type in ATTENTION_EVENTS:  # (not per chunk: the agent's name is cleaned)
+            self.attention.on_event(event, tab.agent_name, background=not current)
         unread = tab.unread
         tab.handle(event, current=current)
         if tab.unread != unread:
