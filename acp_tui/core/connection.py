@@ -331,7 +331,12 @@ class AgentConnection:
         if self._peer is None or self.closed:
             raise self._exited_error()
         try:
-            return await asyncio.wait_for(self._peer.request(method, params), timeout)
+            # asyncio.timeout, not wait_for: in Python 3.11 wait_for returns the
+            # answer and drops a cancel that comes with it (the caller then
+            # carries on as if never cancelled: a closed tab's start went on
+            # into session/new).
+            async with asyncio.timeout(timeout):
+                return await self._peer.request(method, params)
         except TimeoutError:
             raise self._timeout_error(method, timeout or 0) from None
         except PeerClosed:

@@ -60,7 +60,8 @@ async def close_session(
     params = {"sessionId": session.agent_session_id}
     try:
         if tell_close:
-            await asyncio.wait_for(session.link.call(acp.SESSION_CLOSE, params), seconds)
+            async with asyncio.timeout(seconds):  # (not wait_for: see AgentConnection.call)
+                await session.link.call(acp.SESSION_CLOSE, params)
         elif running:
             await session.link.notify(acp.SESSION_CANCEL, params)
     except (TimeoutError, HostError) as exc:

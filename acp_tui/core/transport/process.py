@@ -116,7 +116,8 @@ class AgentProcess:
         finally:
             theirs.close()
         try:
-            hello = await asyncio.wait_for(_first_line(ours), START_TIMEOUT)
+            async with asyncio.timeout(START_TIMEOUT):  # (not wait_for: see AgentConnection.call)
+                hello = await _first_line(ours)
         except BaseException:
             ours.close()
             with contextlib.suppress(ProcessLookupError):
