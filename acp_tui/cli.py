@@ -57,6 +57,12 @@ def _parser() -> argparse.ArgumentParser:
         "--stdio", action="store_true", help="with --headless: speak acp-host-jsonl-v1 on stdio"
     )
     parser.add_argument(
+        "--connect",
+        action="store_true",
+        help="with --headless: speak acp-host-jsonl-v1 on stdio to the background host"
+        " (acp-tui host; started when none runs)",
+    )
+    parser.add_argument(
         "--list-agents",
         nargs="?",
         const="",
@@ -172,6 +178,11 @@ def _fail(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     own, command = _split_command(list(sys.argv[1:] if argv is None else argv))
+    from acp_tui import host_cli
+    from acp_tui.agents.host_setup import history_store
+
+    if own and own[0] in host_cli.SUBCOMMANDS and command is None:
+        return host_cli.main(own, _load_config())
     parser = _parser()
     args = parser.parse_args(own)
     if args.version:
@@ -204,8 +215,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("-- must be followed by a command")
     if args.stdio and not args.headless:
         args.headless = True
+    if args.connect:
+        if args.agent is not None or command is not None:
+            parser.error("--connect takes no agent (connection.open names one)")
+        return host_cli.run_connect()
     if args.headless and not args.stdio:
-        parser.error("--headless needs a transport: --stdio")
+        parser.error("--headless needs a transport: --stdio or --connect")
     known = {*config.names(), *registry.ids()}
     if args.resume is not None and args.agent is None and args.resume in known:
         # `acp-tui --resume claude`: the agent, not a session id.
@@ -259,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             spec,
             cwd.resolve(),
             roots,
-            _history(config),
+            history_store(config),
             config.timeouts,
             config.text_budget,
             checkpoints=config.checkpoints,
@@ -276,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         add_dirs=add_dirs,
         theme=args.theme or config.theme,
         resume=args.resume,
-        history=_history(config),
+        history=history_store(config),
         notices=config.problems,
         timeouts=config.timeouts,
         text_budget=config.text_budget,
@@ -285,25 +300,6 @@ def main(argv: list[str] | None = None) -> int:
         mcp_servers=mcp_servers,
         resolve_agent=lambda name: resolve(name, config),
     )
-
-
-def _history(config: Config) -> HistoryStore | None:
-    """The local history store (None when the config turns it off)."""
-    from acp_tui.core import HistoryStore, default_root
-
-    settings = config.history
-    if not settings.enabled:
-        return None
-    store = HistoryStore(
-        default_root(os.environ),
-        max_sessions=settings.max_sessions,
-        max_age_days=settings.max_age_days,
-    )
-    try:
-        store.prune()
-    except OSError as exc:
-        print(f"acp-tui: cannot tidy the session history: {exc}", file=sys.stderr)
-    return store
 
 
 def run_headless(

@@ -29,6 +29,8 @@ os.environ["ACP_TUI_CONFIG"] = str(_ISOLATED / "no-config.toml")
 os.environ["XDG_DATA_HOME"] = str(_ISOLATED / "data")
 # The state folder: checkpoints' shadow repositories, spilled text.
 os.environ["XDG_STATE_HOME"] = str(_ISOLATED / "state")
+# The background host's socket (acp-tui host): never the developer's own.
+os.environ["XDG_RUNTIME_DIR"] = str(_ISOLATED / "run")
 SNAPSHOT_ROOT = REPO / "snapshots"
 
 

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp_tui.agents import presets
 from acp_tui.agents.config_checkpoints import CHECKPOINT_KEYS, checkpoint_settings
+from acp_tui.agents.config_host import HOST_KEYS, HostSettings, host_settings
 from acp_tui.agents.config_mcp import MCP_KEYS, McpSettings, mcp_settings
 from acp_tui.agents.config_notifications import (
     NOTIFICATION_KEYS,
@@ -85,6 +86,7 @@ TOP_LEVEL_KEYS = (
     "checkpoints",
     "notifications",
     "mcp_servers",
+    "host",
 )
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
@@ -204,6 +206,8 @@ class Config:
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
     #: ``[mcp_servers.NAME]``: the MCP servers every session is given.
     mcp: McpSettings = field(default_factory=McpSettings)
+    #: ``[host]``: the background host (detach, idle_timeout).
+    host: HostSettings = field(default_factory=HostSettings)
     #: Warnings for the user, one line each; the items they name were ignored.
     problems: list[str] = field(default_factory=list)
 
@@ -326,6 +330,7 @@ class _Loader:
                 agent_names=dict.fromkeys([*presets.PRESETS, *agents, *registry]),
                 folder=self.path.parent,
             ),
+            host=host_settings(data.get("host"), self.warn, lambda key: _hint(key, HOST_KEYS)),
             problems=[text for _, text in sorted(self.problems, key=lambda p: p[0])],
         )
 

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from acp_tui.core.model.session_state import flat_choices as flat_choices
     from acp_tui.core.model.session_state import value_name as settings_value_name
     from acp_tui.core.model.session_view import SessionView as SessionView
+    from acp_tui.core.model.surface_channel import SurfaceChannel as SurfaceChannel
     from acp_tui.core.model.tool_text import KIND_ICONS as KIND_ICONS
     from acp_tui.core.model.tool_text import diff_lines as diff_lines
     from acp_tui.core.model.tool_text import exit_label as exit_label
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
     from acp_tui.core.session_fork import can_fork as can_fork
     from acp_tui.core.sessions import failures as failures
     from acp_tui.core.sessions.agent_spec import AgentSpec as AgentSpec
+    from acp_tui.core.sessions.retained_events import RetainedEvents as RetainedEvents
     from acp_tui.core.sessions.session import Session as Session
     from acp_tui.core.sessions.turn_checkpoints import CheckpointSettings as CheckpointSettings
     from acp_tui.core.storage.agent_log import logs_dir as logs_dir
@@ -117,6 +119,8 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "ElicitationForm": ("acp_tui.core.model.elicitation_form", "ElicitationForm"),
     "Entry": ("acp_tui.core.model.entries", "Entry"),
     "Event": ("acp_tui.core.model.events", "Event"),
+    "RetainedEvents": ("acp_tui.core.sessions.retained_events", "RetainedEvents"),
+    "SurfaceChannel": ("acp_tui.core.model.surface_channel", "SurfaceChannel"),
     "EventChannel": ("acp_tui.core.model.channel", "EventChannel"),
     "ExportError": ("acp_tui.core.storage.transcript", "ExportError"),
     "FORMAT_EXAMPLES": ("acp_tui.core.model.elicitation_form", "FORMAT_EXAMPLES"),
@@ -221,9 +225,11 @@ __all__ = [
     "NoticeEntry",
     "PathMatch",
     "PromptCapabilities",
+    "RetainedEvents",
     "RewindEntry",
     "Session",
     "SessionView",
+    "SurfaceChannel",
     "Timeouts",
     "ToolCallEntry",
     "UserEntry",

@@ -32,7 +32,7 @@ from acp_tui.core import (
     encode_frame,
     top_level_fields,
 )
-from acp_tui.server.methods import Methods
+from acp_tui.server.methods import Method, Methods
 from acp_tui.server.stdio import LineSink
 
 log = logging.getLogger(__name__)
@@ -61,12 +61,19 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 class HeadlessServer:
-    def __init__(self, host: Host, methods: Methods, reader: asyncio.StreamReader, sink: LineSink):
+    def __init__(
+        self,
+        host: Host,
+        methods: Methods,
+        reader: asyncio.StreamReader,
+        sink: LineSink,
+        channel: EventChannel | None = None,
+    ):
         self.host = host
         self.methods = methods
         self._reader = reader
         self._sink = sink
-        self._channel: EventChannel = host.attach()
+        self._channel: EventChannel = host.attach() if channel is None else channel
         self._requests: dict[asyncio.Task[None], int] = {}
         self._stopping = asyncio.Event()
         self._sink_broken = False
@@ -128,12 +135,15 @@ class HeadlessServer:
             reading.cancel()
             stopping.cancel()
             await self._finish()
-            self._channel.close()
+            self._release_channel()
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(pump, 5)
 
     def stop(self) -> None:
         self._stopping.set()
+
+    def _release_channel(self) -> None:
+        self._channel.close()
 
     async def _read_requests(self) -> None:
         frames = FrameReader(self._reader, MAX_FRAME)
@@ -185,7 +195,7 @@ class HeadlessServer:
             if method == "shutdown":
                 await self._shutdown(rpc_id)
                 return
-            handler = self.methods.table.get(method) if isinstance(method, str) else None
+            handler = self.handler(method) if isinstance(method, str) else None
             if handler is None:
                 raise HostError("method_not_found", f"unknown method {method!r}")
             params = message.get("params", {})
@@ -203,6 +213,10 @@ class HeadlessServer:
             await self._respond_error(rpc_id, HostError("internal", type(exc).__name__))
         else:
             await self._respond(rpc_id, result)
+
+    def handler(self, method: str) -> Method | None:
+        """The handler of ``method`` (None: no such method)."""
+        return self.methods.table.get(method)
 
     async def _shutdown(self, rpc_id: int) -> None:
         await self.host.shutdown()

@@ -185,6 +185,15 @@ class EventHub:
         self._channels.append(channel)
         return channel
 
+    def adopt(self, channel: EventChannel) -> None:
+        """Deliver to ``channel`` too (one made elsewhere: a surface's)."""
+        self._channels.append(channel)
+
+    def remove(self, channel: EventChannel) -> None:
+        """Deliver to ``channel`` no more; what it holds stays for its consumer."""
+        if channel in self._channels:
+            self._channels.remove(channel)
+
     def detach(self, channel: EventChannel) -> None:
         channel.discard()
         if channel in self._channels:

@@ -33,6 +33,7 @@ EventType = Literal[
     "agent-stderr",
     "protocol-frame",
     "error",
+    "resync",
 ]
 
 #: Events a congested channel may drop (the protocol calls ``agent-stderr``
