@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from acp_tui.core import AgentSpec, CheckpointSettings, HistoryStore, Timeouts
 
 EXIT_USAGE = 2
+#: ``acp-tui host ...``, ``acp-tui ls ...`` (acp_tui/host_cli.py).
+HOST_COMMANDS = ("host", "ls")
 #: --resume without an id / --continue (see acp_tui/ui/resume.py).
 RESUME_PICK = "pick"
 RESUME_LATEST = "latest"
@@ -178,10 +180,9 @@ def _fail(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     own, command = _split_command(list(sys.argv[1:] if argv is None else argv))
-    from acp_tui import host_cli
-    from acp_tui.agents.host_setup import history_store
+    if own and own[0] in HOST_COMMANDS and command is None:
+        from acp_tui import host_cli
 
-    if own and own[0] in host_cli.SUBCOMMANDS and command is None:
         return host_cli.main(own, _load_config())
     parser = _parser()
     args = parser.parse_args(own)
@@ -218,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.connect:
         if args.agent is not None or command is not None:
             parser.error("--connect takes no agent (connection.open names one)")
-        return host_cli.run_connect()
+        from acp_tui.host_cli import run_connect
+
+        return run_connect()
     if args.headless and not args.stdio:
         parser.error("--headless needs a transport: --stdio or --connect")
     known = {*config.names(), *registry.ids()}
@@ -240,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     add_dirs = [*config.add_dirs, *(Path(root).expanduser().resolve() for root in args.add_dir)]
 
     from acp_tui.agents.config import resolve
+    from acp_tui.agents.host_setup import history_store
     from acp_tui.core import default_spill_root, prune_spill
 
     spec: AgentSpec | None

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from acp_tui.agents.config import Config
 
-SUBCOMMANDS = ("host", "ls")
-
 
 def main(argv: list[str], config: Config) -> int:
     name, rest = argv[0], argv[1:]
@@ -87,12 +85,12 @@ def _request(method: str, params: dict[str, Any] | None = None) -> dict[str, Any
     """One request to the running host; None when none runs."""
     import asyncio
 
-    from acp_tui.core.transport.host_socket import HostUnreachable, connect
+    from acp_tui.core import host_socket
 
     async def ask() -> dict[str, Any] | None:
         try:
-            reader, writer = await connect()
-        except HostUnreachable:
+            reader, writer = await host_socket.connect()
+        except host_socket.HostUnreachable:
             return None
         message = {"version": 1, "id": 1, "method": method, "params": params or {}}
         writer.write(json.dumps(message).encode() + b"\n")
@@ -183,13 +181,12 @@ def run_connect() -> int:
 
 
 async def _bridge() -> int:
-    from acp_tui.core import READ_AHEAD
-    from acp_tui.core.transport.host_socket import HostUnreachable, connect_or_start
+    from acp_tui.core import READ_AHEAD, host_socket
     from acp_tui.server.stdio import open_reader, open_sink
 
     try:
-        reader, writer = await connect_or_start()
-    except (HostUnreachable, OSError) as exc:
+        reader, writer = await host_socket.connect_or_start()
+    except (host_socket.HostUnreachable, OSError) as exc:
         print(f"acp-tui: {exc}", file=sys.stderr)
         return 1
     stdin = await open_reader(sys.stdin.buffer, READ_AHEAD)

@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from acp_tui.core.model.session_state import flat_choices as flat_choices
     from acp_tui.core.model.session_state import value_name as settings_value_name
     from acp_tui.core.model.session_view import SessionView as SessionView
+    from acp_tui.core.model.surface_channel import SURFACE_CAPACITY as SURFACE_CAPACITY
+    from acp_tui.core.model.surface_channel import SURFACE_TEXT_BUDGET as SURFACE_TEXT_BUDGET
     from acp_tui.core.model.surface_channel import SurfaceChannel as SurfaceChannel
     from acp_tui.core.model.tool_text import KIND_ICONS as KIND_ICONS
     from acp_tui.core.model.tool_text import diff_lines as diff_lines
@@ -92,6 +94,7 @@ if TYPE_CHECKING:
     from acp_tui.core.storage.transcript import default_export_name as default_export_name
     from acp_tui.core.storage.transcript import to_markdown as to_markdown
     from acp_tui.core.storage.transcript import write_markdown as write_markdown
+    from acp_tui.core.transport import host_socket as host_socket
     from acp_tui.core.transport.acp_protocol import is_auth_required as is_auth_required
     from acp_tui.core.transport.framing import READ_AHEAD as READ_AHEAD
     from acp_tui.core.transport.framing import FrameReader as FrameReader
@@ -119,6 +122,9 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "ElicitationForm": ("acp_tui.core.model.elicitation_form", "ElicitationForm"),
     "Entry": ("acp_tui.core.model.entries", "Entry"),
     "Event": ("acp_tui.core.model.events", "Event"),
+    "host_socket": ("acp_tui.core.transport.host_socket", None),
+    "SURFACE_TEXT_BUDGET": ("acp_tui.core.model.surface_channel", "SURFACE_TEXT_BUDGET"),
+    "SURFACE_CAPACITY": ("acp_tui.core.model.surface_channel", "SURFACE_CAPACITY"),
     "RetainedEvents": ("acp_tui.core.sessions.retained_events", "RetainedEvents"),
     "SurfaceChannel": ("acp_tui.core.model.surface_channel", "SurfaceChannel"),
     "EventChannel": ("acp_tui.core.model.channel", "EventChannel"),
@@ -200,6 +206,8 @@ __all__ = [
     "NUMBER",
     "READ_AHEAD",
     "STRING",
+    "SURFACE_CAPACITY",
+    "SURFACE_TEXT_BUDGET",
     "AgentConnection",
     "AgentSpec",
     "AssistantEntry",
@@ -247,6 +255,7 @@ __all__ = [
     "failures",
     "flat_choices",
     "format_mention",
+    "host_socket",
     "image_label",
     "is_auth_required",
     "is_printable_name",

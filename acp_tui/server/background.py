@@ -29,9 +29,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from acp_tui import ACP_HOST_VERSION
-from acp_tui.core import Host, RetainedEvents, encode_frame
-from acp_tui.core.model.surface_channel import SURFACE_CAPACITY, SURFACE_TEXT_BUDGET
-from acp_tui.core.transport.host_socket import LOCK_NAME, SOCKET_NAME, private_dir
+from acp_tui.core import (
+    SURFACE_CAPACITY,
+    SURFACE_TEXT_BUDGET,
+    Host,
+    RetainedEvents,
+    encode_frame,
+    host_socket,
+)
 from acp_tui.server.methods import Methods
 from acp_tui.server.stdio import LineSink
 from acp_tui.server.surface import SurfaceServer
@@ -83,8 +88,8 @@ class BackgroundHost:
         #: How far behind a surface may fall before it must resync.
         self.surface_limits = (surface_capacity, surface_text_budget)
         self.methods = Methods(host)
-        self.directory = directory if directory is not None else private_dir()
-        self.socket_path = self.directory / SOCKET_NAME
+        self.directory = directory if directory is not None else host_socket.private_dir()
+        self.socket_path = self.directory / host_socket.SOCKET_NAME
         self.idle_timeout = idle_timeout
         self.retained = RetainedEvents()
         host.hub.subscribe(self.retained.on_event)
@@ -101,7 +106,7 @@ class BackgroundHost:
 
     def lock(self) -> None:
         """Hold the host lock, or raise :class:`AlreadyRunning`."""
-        handle = open(self.directory / LOCK_NAME, "a+")  # noqa: SIM115 (held for life)
+        handle = open(self.directory / host_socket.LOCK_NAME, "a+")  # noqa: SIM115 (held for life)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -18,15 +18,32 @@ request) is still answered: the surface ends once those answers are out.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from acp_tui.core import HostError, SurfaceChannel
 from acp_tui.server.server import HeadlessServer
 
 if TYPE_CHECKING:
-    from acp_tui.server.background import BackgroundHost
-    from acp_tui.server.methods import Method
+    from acp_tui.core import Host, RetainedEvents
+    from acp_tui.server.methods import Method, Methods
     from acp_tui.server.stdio import LineSink
+
+
+class BackgroundHost(Protocol):
+    """What a surface needs of the background host (server/background.py)."""
+
+    host: Host
+    methods: Methods
+    retained: RetainedEvents
+    surface_limits: tuple[int, int]
+
+    def keep(self, task: asyncio.Task[None]) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def info(self) -> dict[str, Any]: ...
+
+    def session_list(self) -> list[dict[str, Any]]: ...
 
 
 class SurfaceServer(HeadlessServer):
