@@ -65,7 +65,7 @@ Each prompt's first text line is a command; the agent does exactly that:
                              session was last given (session/new, /load or /resume)
     heard                    reply JSON: every prompt this session was sent before
                              this one (a fork's starts with its parent's)
-    subagent [hold]          a "Task" tool call and three tool calls of its
+    subagent                 a "Task" tool call and three tool calls of its
                              subagent (``_meta.claudeCode.parentToolUseId``), one
                              asking permission; reply the outcome (scripted/subagents.py)
 

@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from acp.schema import PromptResponse, ToolCallProgress, ToolCallStart, ToolCallUpdate
+from acp.schema import ToolCallProgress, ToolCallStart, ToolCallUpdate
 
 from tests.agents.scripted.base import AgentBase
 from tests.agents.scripted.permissions import OPTIONS
@@ -45,11 +45,10 @@ class SubagentCommands(AgentBase):
             ),
         )
 
-    async def do_subagent(self, sid: str, rest: str, text: str) -> PromptResponse | None:
-        """``subagent [hold]``: a Task whose subagent reads a file (running until
-        the edit is answered), runs a command that fails, and asks to edit a file;
-        then the Task completes (with ``hold``: the turn waits for a cancel with
-        the Task still running). Replies with the permission's outcome as JSON."""
+    async def do_subagent(self, sid: str, rest: str, text: str) -> None:
+        """A Task whose subagent reads a file (running until the edit is
+        answered), runs a command that fails, and asks to edit a file; then the
+        Task completes. Replies with the permission's outcome as JSON."""
         await self.conn.session_update(
             sid,
             ToolCallStart(
@@ -88,9 +87,8 @@ class SubagentCommands(AgentBase):
         outcome = response.outcome.model_dump(by_alias=True)
         allowed = outcome.get("optionId") in ("allow", "always")
         await self._child(sid, "sub-read", status="completed", content=[_text("42 lines")])
-        await self._child(sid, "sub-edit", status="completed" if allowed else "failed")
-        if rest.strip() == "hold":
-            return await self.wait_cancel(sid)
+        if allowed:  # (rejected: the client says so)
+            await self._child(sid, "sub-edit", status="completed")
         await self.conn.session_update(
             sid,
             ToolCallProgress(
@@ -101,4 +99,3 @@ class SubagentCommands(AgentBase):
             ),
         )
         await self.say(sid, json.dumps(outcome))
-        return None
