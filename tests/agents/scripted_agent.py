@@ -65,6 +65,9 @@ Each prompt's first text line is a command; the agent does exactly that:
                              session was last given (session/new, /load or /resume)
     heard                    reply JSON: every prompt this session was sent before
                              this one (a fork's starts with its parent's)
+    subagent                 a "Task" tool call and three tool calls of its
+                             subagent (``_meta.claudeCode.parentToolUseId``), one
+                             asking permission; reply the outcome (scripted/subagents.py)
 
 ACP_FAKE_MCP=http,sse (or one of them) says it takes such MCP servers
 (agentCapabilities.mcpCapabilities); without it, only stdio ones.
@@ -157,6 +160,7 @@ from tests.agents.scripted.files import FileCommands
 from tests.agents.scripted.permissions import PermissionCommands
 from tests.agents.scripted.processes import ProcessCommands
 from tests.agents.scripted.streams import StreamCommands
+from tests.agents.scripted.subagents import SubagentCommands
 
 AUTH_METHODS = [
     AuthMethodAgent(id="token", name="API token", description="Use the token in $FAKE_TOKEN"),
@@ -171,6 +175,7 @@ class ScriptedAgent(
     ClientCallCommands,
     ProcessCommands,
     FileCommands,
+    SubagentCommands,
 ):
     """The session lifecycle; each prompt runs the ``do_<command>`` its first word names."""
 

@@ -110,6 +110,9 @@ class ToolCallEntry:
     raw_output: Any = None
     #: The pending permission request, when one waits on this tool call.
     permission: dict[str, Any] | None = None
+    #: The tool call this one runs under (a subagent's: claude-agent-acp's
+    #: ``_meta.claudeCode.parentToolUseId``), when the agent says so.
+    parent_tool_call_id: str | None = None
     version: int = 0
     kind: Literal["tool_call"] = "tool_call"
 
@@ -136,6 +139,8 @@ class ToolCallEntry:
             wire["rawOutput"] = self.raw_output
         if self.permission is not None:
             wire["permission"] = self.permission
+        if self.parent_tool_call_id is not None:
+            wire["parentToolCallId"] = self.parent_tool_call_id
         return wire
 
 
@@ -269,6 +274,7 @@ def entry_from_wire(wire: dict[str, Any]) -> Entry:
             locations=[c for c in wire.get("locations") or [] if isinstance(c, dict)],
             raw_input=wire.get("rawInput"),
             raw_output=wire.get("rawOutput"),
+            parent_tool_call_id=_text_or_none(wire.get("parentToolCallId")),
         )
     if kind == "notice":
         level = wire.get("level")
@@ -294,6 +300,10 @@ def entry_from_wire(wire: dict[str, Any]) -> Entry:
             label=str(wire.get("label") or "before-turn"),
         )
     raise ValueError(f"unknown entry kind {kind!r}")
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -21,6 +21,9 @@ Zed's (crates/acp_thread):
 * ``tool_call`` is an upsert by ``toolCallId`` (agents announce the same id
   twice); ``tool_call_update`` changes only the fields it carries, and one
   for an unknown id becomes a visible failed entry instead of vanishing.
+* A tool call's parent (``_meta.claudeCode.parentToolUseId``: the subagent
+  tool call it runs under) is taken from whichever of its updates carries
+  one, and kept when a later one does not; anything malformed is ignored.
 * A permission request is resolved once: by a decision, or cancelled (a
   newer request for the same call, the turn ending, the call replaced or
   finished by the agent). Every later decision is ``already_decided``.
@@ -199,6 +202,8 @@ class Thread:
             return self._append(entry), entry, False
         index, old = found
         entry.version = old.version + 1
+        if entry.parent_tool_call_id is None:
+            entry.parent_tool_call_id = old.parent_tool_call_id
         self.entries[index] = entry
         self._index_terminals(entry)
         return events.entry_replaced(index, entry.to_wire()), entry, True
@@ -417,7 +422,21 @@ def _permission_id(entry: ToolCallEntry) -> str | None:
     return request_id if isinstance(request_id, str) else None
 
 
+def parent_tool_call_id(fields: Mapping[str, Any]) -> str | None:
+    """The parent a tool call's update names (``_meta`` → ``claudeCode`` →
+    ``parentToolUseId``, a non-empty string other than the call's own id)."""
+    meta = fields.get("_meta")
+    claude = meta.get("claudeCode") if isinstance(meta, Mapping) else None
+    parent = claude.get("parentToolUseId") if isinstance(claude, Mapping) else None
+    if not isinstance(parent, str) or not parent or parent == fields.get("toolCallId"):
+        return None
+    return parent
+
+
 def _assign(entry: ToolCallEntry, fields: dict[str, Any]) -> None:
+    parent = parent_tool_call_id(fields)
+    if parent is not None:
+        entry.parent_tool_call_id = parent
     for wire_name, attribute in _TOOL_FIELDS.items():
         value = fields.get(wire_name)
         if value is None:

@@ -38,7 +38,12 @@ from acp_tui.core.model.budget import DELTA_LIMIT, TextBudget, text_size
 from acp_tui.core.model.entries import FINISHED_STATUSES, ChunkType, ToolCallEntry, describe_block
 from acp_tui.core.model.events import Event
 from acp_tui.core.model.session_state import SessionState
-from acp_tui.core.model.thread import TerminalOutput, Thread, fill_terminals
+from acp_tui.core.model.thread import (
+    TerminalOutput,
+    Thread,
+    fill_terminals,
+    parent_tool_call_id,
+)
 from acp_tui.core.model.validation import describe
 
 log = logging.getLogger(__name__)
@@ -284,8 +289,11 @@ def _changes(entry: ToolCallEntry, fields: dict[str, Any]) -> bool:
     """Whether applying ``fields`` (a tool-call update) would change ``entry``."""
     current = entry.to_wire()
     renamed = {"kind": "toolKind"}
+    parent = parent_tool_call_id(fields)
+    if parent is not None and parent != entry.parent_tool_call_id:
+        return True
     return any(
         current.get(renamed.get(key, key)) != value
         for key, value in fields.items()
-        if key != "toolCallId" and value is not None
+        if key not in ("toolCallId", "_meta") and value is not None
     )

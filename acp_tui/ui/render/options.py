@@ -6,7 +6,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from acp_tui.core import ToolCallEntry
 from acp_tui.ui.render.styles import RenderStyles
+
+
+@dataclass(frozen=True)
+class NestedCall:
+    """A tool call shown inside its parent's row (a subagent's), with its own."""
+
+    entry: ToolCallEntry
+    children: tuple[NestedCall, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -28,3 +37,9 @@ class RenderOptions:
     #: A changes entry, expanded: its files' diffs (ACP ``diff`` content items,
     #: fetched from the host when it was expanded; None: not here yet).
     details: Sequence[dict[str, Any]] | None = None
+    #: A tool call: the tool calls made under it (a subagent's), shown folded
+    #: to a summary line unless it is expanded.
+    children: tuple[NestedCall, ...] = ()
+    #: A tool call shown inside its parent's expanded row: its own children
+    #: are shown too (its own content stays folded).
+    unfold_children: bool = False

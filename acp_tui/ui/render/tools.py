@@ -1,5 +1,6 @@
-"""Tool calls: header with icon, title and status badge; locations, content, raw I/O
-(raw I/O only when expanded, or when the tool call has no other content)."""
+"""Tool calls: header with icon, title and status badge; locations, the calls made
+under it (a subagent's: nested_calls.py), content, raw I/O (raw I/O only when
+expanded, or when the tool call has no other content)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from acp_tui.ui.render.layout import (
     prefixed,
     shorten_left,
 )
+from acp_tui.ui.render.nested_calls import nested_rows
 from acp_tui.ui.render.options import RenderOptions
 from acp_tui.ui.render.styles import RenderStyles
 
@@ -100,6 +102,8 @@ class ToolCallRenderer:
         if title_cut and options.expanded:
             body += self._painter.text(Text(clean(entry.title).strip()), body_width, styles.text)
         body += self._locations(entry.locations, options, body_width)
+        if options.children:
+            body += nested_rows(options.children, options, body_width, self._painter, self.render)
         for item in entry.content:
             if isinstance(item, dict):
                 body += self._content_item(item, options, body_width)

@@ -9,7 +9,8 @@ they scroll into view, so opening a 100,000-entry log renders one screen.
 
 The log keeps presentation state only: which entries are expanded, the
 cursor, how much of each reply's text was handled and how much of it is
-revealed (log_reveal.py), whether it follows the tail (log_follow.py).
+revealed (log_reveal.py), whether it follows the tail (log_follow.py),
+which tool calls are shown inside their parent's row (log_nesting.py).
 """
 
 from __future__ import annotations
@@ -18,21 +19,22 @@ import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from rich.segment import Segment
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
-from textual.message import Message
 from textual.strip import Strip
 
-from acp_tui.core import AssistantEntry, ChangesEntry, Entry, ToolCallEntry
+from acp_tui.core import AssistantEntry, Entry, ToolCallEntry
 from acp_tui.ui.height_index import HeightIndex
-from acp_tui.ui.log_source import LogSource, entry_text, estimate_height
+from acp_tui.ui.log_source import LogSource, estimate_height
 from acp_tui.ui.lru import LRU
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
 from acp_tui.ui.render.long_text import StripRows
 from acp_tui.ui.reveal import RevealState
-from acp_tui.ui.widgets.log_follow import FOLLOW_THRESHOLD, FollowingScrollView
+from acp_tui.ui.widgets.log_cursor import LogCursor
+from acp_tui.ui.widgets.log_empty import empty_line
+from acp_tui.ui.widgets.log_follow import FOLLOW_THRESHOLD
+from acp_tui.ui.widgets.log_nesting import LogNesting
 from acp_tui.ui.widgets.log_reveal import LogReveal
 
 __all__ = ["FOLLOW_THRESHOLD", "EntryLog"]
@@ -50,8 +52,8 @@ RENDER_BUDGET = 0.005
 SPINNER_SECONDS = 0.1
 
 
-class EntryLog(FollowingScrollView, can_focus=True):
-    """The virtualized entry log."""
+class EntryLog(LogCursor, can_focus=True):
+    """The virtualized entry log (its cursor and what its keys do: log_cursor.py)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "scroll_up", "Scroll up", show=False),
@@ -82,21 +84,6 @@ class EntryLog(FollowingScrollView, can_focus=True):
     }
     """
 
-    class CopyRequested(Message):
-        def __init__(self, text: str, what: str) -> None:
-            super().__init__()
-            self.text = text
-            self.what = what
-
-    class EntryAction(Message):
-        """A key on an entry (``expanded``: a changes entry wants its diffs)."""
-
-        def __init__(self, index: int, entry: Entry, action: str) -> None:
-            super().__init__()
-            self.index = index
-            self.entry = entry
-            self.action = action
-
     def __init__(self, source: LogSource, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.source = source
@@ -109,6 +96,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
         self.details: dict[int, list[dict[str, Any]]] = {}
         self.cursor: int | None = None
         self.reveal = LogReveal()
+        self.nesting = LogNesting()
         #: The session's working directory (paths inside it are shown relative).
         self.cwd: str | None = None
         #: Shown in the middle of an empty log (what to do first).
@@ -178,7 +166,9 @@ class EntryLog(FollowingScrollView, can_focus=True):
         width = self._content_width()
         self._cache.clear()
         self._measured = bytearray(len(self.source))
-        self._index.reset(estimate_height(entry, width) for _, entry in self.source.entries_from(0))
+        self._index.reset(
+            self._estimate(i, entry, width) for i, entry in self.source.entries_from(0)
+        )
         self._content_changed()
 
     def _invalidate_all(self) -> None:
@@ -191,12 +181,26 @@ class EntryLog(FollowingScrollView, can_focus=True):
         width = self._content_width()
         heights = []
         for index, entry in self.source.entries_from(len(self._index)):
-            heights.append(estimate_height(entry, width))
+            heights.append(self._estimate(index, entry, width))
             self._track_running(index, entry)
         self._index.extend(heights)
         self._measured.extend(bytes(len(heights)))
         self._grew = self._grew or bool(heights)
         self._schedule_settle()
+
+    def _estimate(self, index: int, entry: Entry, width: int) -> int:
+        """A guess of entry ``index``'s height (0: shown in another's row)."""
+        if self._place(index, entry):
+            return 0
+        return estimate_height(entry, width) + self.nesting.has_children(index)
+
+    def _place(self, index: int, entry: Entry) -> bool:
+        """Learn where entry ``index`` is shown; True: inside another row."""
+        row = self.nesting.take(index, entry)
+        if row != index:
+            self._cache.discard(row)
+            self._dirty.add(row)
+        return row != index
 
     def entry_changed(self, index: int, *, new_output: bool = True) -> None:
         """Entry ``index`` changed (in the core, or only how it is shown when
@@ -211,6 +215,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
         self._track_running(index)
         self._cache.discard(index)
         self._dirty.add(index)
+        self._place(index, self.source[index])
         self._schedule_settle()
 
     def _schedule_settle(self) -> None:
@@ -278,6 +283,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
         self._behind.clear()
         self.expanded.clear()
         self.details.clear()
+        self.nesting.clear()
         self.cursor = None
         self._running_tools.clear()
         self._remeasure_all()
@@ -312,11 +318,19 @@ class EntryLog(FollowingScrollView, can_focus=True):
             index in self.expanded,
             index in self.details,
             index == self.cursor,
-            self._spinner_frame if index in self._running_tools else 0,
+            self._spinner_frame if self._spins(index) else 0,
+            self.nesting.generation(index),
         )
+
+    def _spins(self, index: int) -> bool:
+        """Whether entry ``index`` shows a running tool call (or one under it)."""
+        running = self._running_tools
+        return index in running or (index in self.expanded and self.nesting.runs(index, running))
 
     def strips(self, index: int) -> Sequence[Strip]:
         """Entry ``index`` rendered at the current width (cached)."""
+        if self.nesting.hidden(index):
+            return self._hidden(index)
         entry = self.source[index]
         key = self._key(index, entry)
         cached = self._cache.get(index)
@@ -331,6 +345,7 @@ class EntryLog(FollowingScrollView, can_focus=True):
             selected=index == self.cursor,
             cwd=self.cwd,
             details=self.details.get(index),
+            children=self.nesting.tree(index, self.source.__getitem__),
         )
         # A streaming reply renders for a bounded time a frame (the rest of
         # the frame is the screen's and the keyboard's); what is left, later.
@@ -352,6 +367,14 @@ class EntryLog(FollowingScrollView, can_focus=True):
                 self._size_dirty = True
         return strips
 
+    def _hidden(self, index: int) -> Sequence[Strip]:
+        """Entry ``index`` is shown inside another one's row: none of its own."""
+        self._measured[index] = 1
+        if self._index.height(index):
+            self._index.set(index, 0)
+            self._size_dirty = True
+        return ()
+
     def _measure(self, index: int) -> None:
         self.strips(index)
 
@@ -360,7 +383,10 @@ class EntryLog(FollowingScrollView, can_focus=True):
         if self.hint_shown(y):
             return self.hint_strip(width, self.styles_for_render.status_waiting)
         if not len(self._index):
-            return self._empty_line(y, width)
+            message, height = self.empty_message, self.size.height
+            return empty_line(message, y, width, height, self.styles_for_render).apply_style(
+                self.rich_style
+            )
         line = self.scroll_offset.y + y
         index, within = self._index.locate(line)
         if index >= len(self._index):
@@ -371,21 +397,6 @@ class EntryLog(FollowingScrollView, can_focus=True):
         if within >= len(strips):
             return Strip.blank(width, self.rich_style)
         return strips[within]
-
-    def _empty_line(self, y: int, width: int) -> Strip:
-        lines = self.empty_message.splitlines()
-        top = max((self.size.height - len(lines)) // 2, 0)
-        if not top <= y < top + len(lines):
-            return Strip.blank(width, self.rich_style)
-        text = lines[y - top][:width]
-        style = self.styles_for_render.heading if y == top else self.styles_for_render.muted
-        left = max((width - len(text)) // 2, 0)
-        segments = [
-            Segment(" " * left),
-            Segment(text, style),
-            Segment(" " * (width - left - len(text))),
-        ]
-        return Strip(segments, width).apply_style(self.rich_style)
 
     def set_empty_message(self, message: str) -> None:
         self.empty_message = message
@@ -519,85 +530,9 @@ class EntryLog(FollowingScrollView, can_focus=True):
             return
         self._spinner_frame += 1
         first, last = self._visible_range()
-        visible = [i for i in self._running_tools if first <= i <= last]
+        rows = {self.nesting.row(index) for index in self._running_tools}
+        visible = [i for i in rows if first <= i <= last]
         for index in visible:
             self._measure(index)
         if visible:
             self._content_changed()
-
-    # -- cursor, expansion, copy -------------------------------------------------
-
-    def action_cursor(self, step: int) -> None:
-        if not len(self._index):
-            return
-        if self.cursor is None:
-            first, _ = self._index.locate(self.scroll_offset.y)
-            last, _ = self._index.locate(self.scroll_offset.y + self.size.height - 1)
-            new = min(last, len(self._index) - 1) if step < 0 else first
-        else:
-            new = min(max(self.cursor + step, 0), len(self._index) - 1)
-        old, self.cursor = self.cursor, new
-        for index in (old, new):
-            if index is not None:
-                self.entry_changed(index, new_output=False)
-        self._scroll_to_entry(new)
-
-    def _scroll_to_entry(self, index: int) -> None:
-        top = self._index.offset(index)
-        bottom = top + self._index.height(index)
-        view_top = self.scroll_offset.y
-        if top < view_top:
-            self.following = False
-            self.scroll_to(y=top, animate=False)
-        elif bottom > view_top + self.size.height:
-            self.scroll_to(y=max(bottom - self.size.height, 0), animate=False)
-
-    def action_toggle_expand(self) -> None:
-        if self.cursor is None:
-            return
-        self.expanded ^= {self.cursor}
-        self.entry_changed(self.cursor, new_output=False)
-        entry = self.source[self.cursor]
-        wanted = self.cursor in self.expanded and self.cursor not in self.details
-        if wanted and isinstance(entry, ChangesEntry):
-            self.post_message(self.EntryAction(self.cursor, entry, "expanded"))
-
-    def select(self, index: int, *, expand: bool = False) -> None:
-        """Put the cursor on entry ``index`` (and expand it) and show it."""
-        old, self.cursor = self.cursor, index
-        if old is not None:
-            self.entry_changed(old, new_output=False)
-        if expand and index not in self.expanded:
-            self.action_toggle_expand()
-        self.entry_changed(index, new_output=False)
-        self._scroll_to_entry(index)
-
-    def action_entry_action(self, action: str) -> None:
-        if self.cursor is not None:
-            self.post_message(self.EntryAction(self.cursor, self.source[self.cursor], action))
-
-    def set_details(self, index: int, entry: Entry, details: list[dict[str, Any]]) -> None:
-        """The diffs of the changes entry at ``index`` (shown while expanded)."""
-        if index < len(self.source) and self.source[index] is entry:
-            self.details[index] = details
-            self.entry_changed(index, new_output=False)
-
-    def on_click(self, event: events.Click) -> None:
-        index, _ = self._index.locate(self.scroll_offset.y + event.y)
-        if index >= len(self._index):
-            return
-        if self.cursor == index:
-            self.action_toggle_expand()
-            return
-        old, self.cursor = self.cursor, index
-        for changed in (old, index):
-            if changed is not None:
-                self.entry_changed(changed, new_output=False)
-
-    def action_copy(self) -> None:
-        target = self.cursor if self.cursor is not None else self.source.last_reply()
-        if target is None:
-            self.notify("Nothing to copy yet", severity="warning")
-            return
-        what = "the selected entry" if self.cursor is not None else "the last reply"
-        self.post_message(self.CopyRequested(entry_text(self.source[target]), what))
