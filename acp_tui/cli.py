@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = 2
 #: ``acp-tui host ...``, ``acp-tui ls ...`` (acp_tui/host_cli.py).
-HOST_COMMANDS = ("host", "ls")
+HOST_COMMANDS = ("host", "ls", "attach")
 #: --resume without an id / --continue (see acp_tui/ui/resume.py).
 RESUME_PICK = "pick"
 RESUME_LATEST = "latest"
@@ -92,6 +92,12 @@ def _parser() -> argparse.ArgumentParser:
         " the config's add_dirs)",
     )
     parser.add_argument("--theme", metavar="NAME", help="the TUI theme (overrides the config's)")
+    parser.add_argument(
+        "--detachable",
+        action="store_true",
+        help="run the session in the background host (acp-tui host): closing the"
+        " terminal detaches, the agent goes on; come back with acp-tui attach",
+    )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--resume",
@@ -286,6 +292,22 @@ def main(argv: list[str] | None = None) -> int:
             mcp_servers=mcp_servers,
         )
     assert spec is not None
+    if args.detachable or config.host.detaches(named):
+        if args.resume is not None:
+            parser.error("--resume/--continue are for a session of this window, not --detachable")
+        from acp_tui.ui.run import run_remote_tui
+
+        return run_remote_tui(
+            spec,
+            cwd=cwd.resolve(),
+            extra_roots=roots,
+            add_dirs=add_dirs,
+            theme=args.theme or config.theme,
+            notices=config.problems,
+            notifications=config.notifications,
+            mcp_servers=mcp_servers,
+            resolve_agent=lambda name: resolve(name, config),
+        )
     from acp_tui.ui.run import run_tui  # Textual is imported only for the TUI
 
     return run_tui(

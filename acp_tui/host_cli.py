@@ -20,10 +20,15 @@ if TYPE_CHECKING:
     from acp_tui.agents.config import Config
 
 
+NO_HOST = "acp-tui: no host is running (acp-tui AGENT --detachable starts one)"
+
+
 def main(argv: list[str], config: Config) -> int:
     name, rest = argv[0], argv[1:]
     if name == "host":
         return _host(rest, config)
+    if name == "attach":
+        return _attach(rest, config)
     return _ls(rest)
 
 
@@ -133,13 +138,88 @@ def _ls(argv: list[str]) -> int:
         print(json.dumps(sessions, indent=2))
         return 0
     if answer is None:
-        print("acp-tui: no host is running (acp-tui AGENT --detachable starts one)")
+        print(NO_HOST)
         return 0
     if not sessions:
         print("acp-tui: the host holds no session")
         return 0
     print(format_sessions(sessions, time.time()))
     return 0
+
+
+def _attach(argv: list[str], config: Config) -> int:
+    parser = argparse.ArgumentParser(
+        prog="acp-tui attach",
+        description="attach to a session of the background host: the most recent,"
+        " or the one named (when several wait for you, you pick)",
+    )
+    parser.add_argument("session", nargs="?", metavar="ID", help="a session id (acp-tui ls)")
+    parser.add_argument("--theme", metavar="NAME", help="the TUI theme")
+    args = parser.parse_args(argv)
+    answer = _request("host.sessions")
+    if answer is None:
+        print(NO_HOST, file=sys.stderr)
+        return 1
+    sessions: list[dict[str, Any]] = answer["sessions"]
+    if not sessions:
+        print("acp-tui: the host holds no session", file=sys.stderr)
+        return 1
+    chosen = _choose(sessions, args.session)
+    if chosen is None:
+        return 1
+    info = _request("connection.info", {"connectionId": chosen["connectionId"]}) or {}
+    from pathlib import Path
+
+    from acp_tui.agents.config import resolve
+    from acp_tui.core import AgentSpec
+    from acp_tui.ui.run import run_remote_tui
+
+    agent = info.get("agent") or {}
+    spec = AgentSpec.of(
+        str(agent.get("command") or "agent"),
+        list(agent.get("args") or []),
+        dict(agent.get("env") or {}),
+        name=str(info.get("agentName") or agent.get("name") or ""),
+    )
+    return run_remote_tui(
+        spec,
+        cwd=Path(str(chosen.get("cwd") or os.getcwd())),
+        extra_roots=list(config.allow_roots),
+        add_dirs=list(config.add_dirs),
+        theme=args.theme or config.theme,
+        attach=str(chosen["sessionId"]),
+        notices=config.problems,
+        notifications=config.notifications,
+        resolve_agent=lambda name: resolve(name, config),
+    )
+
+
+def _choose(sessions: list[dict[str, Any]], wanted: str | None) -> dict[str, Any] | None:
+    """The session named (by id or its start), else the most recent one; when
+    several wait for the user, they pick from a numbered list."""
+    if wanted:
+        found = [s for s in sessions if str(s["sessionId"]).startswith(wanted)]
+        if len(found) != 1:
+            what = "no" if not found else "more than one"
+            print(f"acp-tui: {what} session matches {wanted!r} (acp-tui ls)", file=sys.stderr)
+            return None
+        return found[0]
+    waiting = [s for s in sessions if s.get("state") == "needs-you"]
+    if len(waiting) < 2 or not sys.stdin.isatty():
+        return (waiting or sessions)[0]
+    header, *rows = format_sessions(waiting, time.time()).splitlines()
+    print("   " + header)
+    for number, row in enumerate(rows, 1):
+        print(f"{number:<3}{row}")
+    while True:
+        try:
+            text = input(f"Several sessions need you: attach to which (1-{len(waiting)})? [1] ")
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return None
+        choice = text.strip() or "1"
+        if choice.isdigit() and 1 <= int(choice) <= len(waiting):
+            return waiting[int(choice) - 1]
 
 
 def format_sessions(sessions: list[dict[str, Any]], now: float) -> str:

@@ -20,6 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from acp_tui.core.capabilities.fs import PathFence as PathFence
     from acp_tui.core.capabilities.tool_paths import outside_paths as outside_paths
     from acp_tui.core.connection import AgentConnection as AgentConnection
     from acp_tui.core.errors import HostError as HostError
@@ -122,6 +123,7 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "ElicitationForm": ("acp_tui.core.model.elicitation_form", "ElicitationForm"),
     "Entry": ("acp_tui.core.model.entries", "Entry"),
     "Event": ("acp_tui.core.model.events", "Event"),
+    "PathFence": ("acp_tui.core.capabilities.fs", "PathFence"),
     "host_socket": ("acp_tui.core.transport.host_socket", None),
     "SURFACE_TEXT_BUDGET": ("acp_tui.core.model.surface_channel", "SURFACE_TEXT_BUDGET"),
     "SURFACE_CAPACITY": ("acp_tui.core.model.surface_channel", "SURFACE_CAPACITY"),
@@ -231,6 +233,7 @@ __all__ = [
     "HostError",
     "MentionToken",
     "NoticeEntry",
+    "PathFence",
     "PathMatch",
     "PromptCapabilities",
     "RetainedEvents",

@@ -25,6 +25,8 @@ ErrorCode = Literal[
     "turn_running",
     "session_closed",
     "internal",
+    # A surface's own: the background host (acp-tui host) cannot be reached.
+    "host_unreachable",
 ]
 
 

@@ -478,7 +478,7 @@ class Host(CheckpointCommands, ShellCommands, SessionHistory, SessionFork):
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
         session = self.session(session_id)
-        state = session.snapshot()
+        state = {**session.snapshot(), "cwd": str(session.cwd), "mcpServers": session.mcp_servers}
         questions = [p.to_wire() for p in self.elicitations.pending(session)]
         if questions:
             state["elicitations"] = questions

@@ -13,7 +13,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION
 
 from acp_tui import ACP_HOST_VERSION
-from acp_tui.core import AgentSpec, Host, HostError, Session
+from acp_tui.core import AgentConnection, AgentSpec, Host, HostError, Session
 
 Method = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -69,7 +69,10 @@ def _agent_spec(value: Any) -> AgentSpec:
         isinstance(k, str) and isinstance(v, str) for k, v in env.items()
     ):
         raise HostError("invalid_params", "agent.env must be an object of strings")
-    return AgentSpec.of(command, args, env)
+    name = value.get("name") or ""
+    if not isinstance(name, str):
+        raise HostError("invalid_params", "agent.name must be a string")
+    return AgentSpec.of(command, args, env, name=name)
 
 
 def _mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -77,6 +80,29 @@ def _mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]] | None:
     if servers is not None and not isinstance(servers, list):
         raise HostError("invalid_params", "mcpServers must be a list")
     return servers
+
+
+def _connection_info(connection: AgentConnection) -> dict[str, Any]:
+    init = connection.init_result
+    spec = connection.spec
+    result: dict[str, Any] = {
+        "connectionId": connection.connection_id,
+        "agentName": connection.agent_name,
+        # How it was started (a surface that attaches later starts it again so).
+        "agent": {
+            "command": spec.command,
+            "args": list(spec.args),
+            "env": dict(spec.env),
+            "name": spec.name,
+        },
+        "hostVersion": ACP_HOST_VERSION,
+        "protocolVersion": init.get("protocolVersion", PROTOCOL_VERSION),
+        "agentCapabilities": init.get("agentCapabilities", {}),
+        "authMethods": init.get("authMethods", []),
+    }
+    if init.get("agentInfo") is not None:
+        result["agentInfo"] = init["agentInfo"]
+    return result
 
 
 def _session_setup(session: Session) -> dict[str, Any]:
@@ -96,6 +122,7 @@ class Methods:
             "connection.open": self.connection_open,
             "connection.authenticate": self.connection_authenticate,
             "connection.close": self.connection_close,
+            "connection.info": self.connection_info,
             "session.create": self.session_create,
             "session.load": self.session_load,
             "session.list": self.session_list,
@@ -106,6 +133,13 @@ class Methods:
             "session.setMode": self.session_set_mode,
             "session.setConfigOption": self.session_set_config_option,
             "session.snapshot": self.session_snapshot,
+            "session.revive": self.session_revive,
+            "session.restoreSettings": self.session_restore_settings,
+            "session.notice": self.session_notice,
+            "shell.run": self.shell_run,
+            "shell.stop": self.shell_stop,
+            "shell.dropContext": self.shell_drop_context,
+            "checkpoint.files": self.checkpoint_files,
             "permission.decide": self.permission_decide,
             "elicitation.respond": self.elicitation_respond,
             "checkpoint.list": self.checkpoint_list,
@@ -126,18 +160,10 @@ class Methods:
         connection, reused = await self.host.open_connection(
             spec, _opt_str(params, "cwd"), trace_frames=trace
         )
-        init = connection.init_result
-        result: dict[str, Any] = {
-            "connectionId": connection.connection_id,
-            "reused": reused,
-            "hostVersion": ACP_HOST_VERSION,
-            "protocolVersion": init.get("protocolVersion", PROTOCOL_VERSION),
-            "agentCapabilities": init.get("agentCapabilities", {}),
-            "authMethods": init.get("authMethods", []),
-        }
-        if init.get("agentInfo") is not None:
-            result["agentInfo"] = init["agentInfo"]
-        return result
+        return {**_connection_info(connection), "reused": reused}
+
+    async def connection_info(self, params: dict[str, Any]) -> dict[str, Any]:
+        return _connection_info(self.host.connection(_str(params, "connectionId")))
 
     async def connection_authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
         await self.host.authenticate(_str(params, "connectionId"), _str(params, "methodId"))
@@ -201,7 +227,8 @@ class Methods:
         return {}
 
     async def session_close(self, params: dict[str, Any]) -> dict[str, Any]:
-        await self.host.close_session(_str(params, "sessionId"))
+        reap = _opt_bool(params, "reapAgent")
+        await self.host.close_session(_str(params, "sessionId"), reap=reap)
         return {}
 
     async def session_fork(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -222,6 +249,40 @@ class Methods:
 
     async def session_snapshot(self, params: dict[str, Any]) -> dict[str, Any]:
         return self.host.snapshot(_str(params, "sessionId"))
+
+    async def session_revive(self, params: dict[str, Any]) -> dict[str, Any]:
+        dead = self.host.session(_str(params, "sessionId"))
+        revived = await self.host.revive_session(_str(params, "connectionId"), dead)
+        if revived is None:
+            return {"revived": None}
+        session, how = revived
+        return {"revived": {**_session_setup(session), "how": how}}
+
+    async def session_restore_settings(self, params: dict[str, Any]) -> dict[str, Any]:
+        settings = params.get("settings")
+        if not isinstance(settings, dict):
+            raise HostError("invalid_params", "settings must be an object")
+        await self.host.restore_settings(self.host.session(_str(params, "sessionId")), settings)
+        return {}
+
+    async def session_notice(self, params: dict[str, Any]) -> dict[str, Any]:
+        level = params.get("level", "info")
+        if level not in ("info", "warning", "error"):
+            raise HostError("invalid_params", "level must be info, warning or error")
+        self.host.add_notice(_str(params, "sessionId"), level, _str(params, "text"))
+        return {}
+
+    async def shell_run(self, params: dict[str, Any]) -> dict[str, Any]:
+        return await self.host.run_shell(_str(params, "sessionId"), _str(params, "command"))
+
+    async def shell_stop(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"stopped": await self.host.stop_shell(_str(params, "sessionId"))}
+
+    async def shell_drop_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        dropped = self.host.drop_shell_context(
+            _str(params, "sessionId"), _str(params, "toolCallId")
+        )
+        return {"dropped": dropped}
 
     async def permission_decide(self, params: dict[str, Any]) -> dict[str, Any]:
         request_id = _str(params, "requestId")
@@ -253,6 +314,15 @@ class Methods:
         if path is not None and (not isinstance(path, str) or not path):
             raise HostError("invalid_params", "path must be a non-empty string")
         return {"diff": await self.host.checkpoint_diff(session_id, checkpoint_id, path)}
+
+    async def checkpoint_files(self, params: dict[str, Any]) -> dict[str, Any]:
+        files = await self.host.checkpoint_files(
+            _str(params, "sessionId"),
+            _str(params, "checkpointId"),
+            _opt_str(params, "toCheckpointId"),
+            _opt_paths(params, "paths"),
+        )
+        return {"files": files}
 
     async def checkpoint_restore(self, params: dict[str, Any]) -> dict[str, Any]:
         session_id = _str(params, "sessionId")

@@ -43,6 +43,7 @@ class AgentStart:
         resume: ResumeFlow | None,
         on_ready: Callable[[], None],
         fork: str | None = None,
+        attach: str | None = None,
     ) -> None:
         self.surface = surface
         self.link = link
@@ -54,12 +55,16 @@ class AgentStart:
         self.resume = resume
         #: At the first start, a fork of this session (``/fork``) instead of a new one.
         self.fork = fork
+        #: At the first start, a session the (background) host already holds.
+        self.attach = attach
         self._on_ready = on_ready
         self.starting = False
         #: The last start (open, session/new) failed: the agent is not gone.
         self.failed = False
         #: The session whose agent died, to bring back at the next start.
         self._dead: str | None = None
+        #: How it was brought back (handed from _first_session to _show).
+        self._revived: Revived | None = None
 
     def notice(self, level: NoticeLevel, text: str) -> None:
         """A message from the app itself, in the log."""
@@ -86,18 +91,14 @@ class AgentStart:
         agent: AgentInfo | None = None
         shown: Revived | None = None
         try:
-            agent = await self.link.open(self.spec, self.cwd)
             session_id, resume = None, self.resume
-            if self._dead is not None:
-                shown = await revive(self.link, agent, self._dead, self._create_session)
-                self._dead = None
-                session_id = shown.session_id
-            elif self.fork is not None:
-                parent, self.fork = self.fork, None  # only at the first start
-                session_id = await self.link.fork_session(parent)
-            elif resume is not None:
-                self.resume = None  # only at the first start
-                session_id = await resume.session(agent)
+            if self.attach is not None:  # only at the first start
+                session_id, self.attach = self.attach, None
+                agent = await self.link.adopt(session_id)
+            else:
+                agent = await self.link.open(self.spec, self.cwd)
+                session_id = await self._first_session(agent, resume)
+                shown, self._revived = self._revived, None
             resumed = session_id is not None
             if session_id is None:
                 session_id = await self._create_session(agent)
@@ -124,6 +125,22 @@ class AgentStart:
         gc.freeze()
         self._show(session_id, agent, shown)
         self._on_ready()
+
+    async def _first_session(self, agent: AgentInfo, resume: ResumeFlow | None) -> str | None:
+        """The session to show other than a new one: the dead one brought back,
+        a fork (``/fork``) or a resumed one (``--resume``); None: a new one."""
+        if self._dead is not None:
+            shown = await revive(self.link, agent, self._dead, self._create_session)
+            self._dead = None
+            self._revived = shown
+            return shown.session_id
+        if self.fork is not None:
+            parent, self.fork = self.fork, None  # only at the first start
+            return await self.link.fork_session(parent)
+        if resume is not None:
+            self.resume = None  # only at the first start
+            return await resume.session(agent)
+        return None
 
     def _show(self, session_id: str, agent: AgentInfo, shown: Revived | None) -> None:
         """Follow the session from its snapshot on (nothing may run between the

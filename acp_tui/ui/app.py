@@ -117,6 +117,7 @@ class AcpApp(TabWindow):
         prompt_history: PromptHistory | None = None,
         notifications: NotificationSettings | None = None,
         resolve_agent: Callable[[str], AgentSpec] | None = None,
+        attach: str | None = None,
     ) -> None:
         super().__init__()
         #: What was sent in this project, kept across runs (ui/history.py).
@@ -135,7 +136,7 @@ class AcpApp(TabWindow):
         self.link: HostLink = link
         #: The sessions of the window, one tab each (ui/tabs.py).
         self.tabs = Tabs()
-        self.tabs.add(self.make_tab(spec, resume=resume))
+        self.tabs.add(self.make_tab(spec, resume=resume, attach=attach))
         #: Finds the agent ``/new AGENT`` names (the config's, else a preset).
         self.resolve_agent = resolve_agent or presets.resolve
         self.local = LocalCommands(
@@ -172,9 +173,14 @@ class AcpApp(TabWindow):
         self._painted = asyncio.Event()
 
     def make_tab(
-        self, spec: AgentSpec, *, resume: str | None = None, fork: str | None = None
+        self,
+        spec: AgentSpec,
+        *,
+        resume: str | None = None,
+        fork: str | None = None,
+        attach: str | None = None,
     ) -> SessionTab:
-        return SessionTab(self, self.link, spec, self.cwd, resume=resume, fork=fork)
+        return SessionTab(self, self.link, spec, self.cwd, resume=resume, fork=fork, attach=attach)
 
     # -- what tests and the exit hint read -------------------------------------------
 
@@ -413,6 +419,9 @@ class AcpApp(TabWindow):
 
         async def answered(value: str | None) -> None:
             if value == "quit":
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.link.end_sessions(), 10)
+            if value in ("quit", "detach"):
                 await self.quit_now()
 
         self.push_screen(question, answered)

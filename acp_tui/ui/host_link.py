@@ -63,6 +63,10 @@ class HostLink(Protocol):
     """The host's command API by id (acp-host-jsonl-v1's methods, and the few
     the TUI adds), plus its event channel."""
 
+    #: Whether the sessions outlive this link (a background host's): quitting
+    #: then offers to detach.
+    detachable: bool
+
     @property
     def history_root(self) -> Path | None:
         """Where sessions are kept (None: nowhere)."""
@@ -81,6 +85,10 @@ class HostLink(Protocol):
         """The agent's last lines on stderr ("" once it is gone)."""
 
     async def authenticate(self, connection_id: str, method_id: str) -> None: ...
+
+    async def adopt(self, session_id: str) -> AgentInfo:
+        """Follow a session the host already holds; its agent."""
+        ...
 
     # -- sessions -----------------------------------------------------------------
 
@@ -182,6 +190,10 @@ class HostLink(Protocol):
     # -- the end ------------------------------------------------------------------
 
     async def shutdown(self) -> None: ...
+
+    async def end_sessions(self) -> None:
+        """End this window's sessions (a detachable link's: shutdown leaves them)."""
+        ...
 
     def kill_all_now(self) -> None:
         """Reap every agent now (safe from any thread)."""

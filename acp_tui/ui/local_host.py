@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 class LocalHost:
     """A :class:`~acp_tui.ui.host_link.HostLink` to ``host``."""
 
+    detachable = False
+
     def __init__(self, host: Host) -> None:
         self.host = host
         #: Connections opened through this link, kept to tell why one failed
@@ -44,6 +46,13 @@ class LocalHost:
 
     async def open(self, spec: AgentSpec, cwd: Path) -> AgentInfo:
         connection, _ = await self.host.open_connection(spec, cwd)
+        return self._agent(connection)
+
+    async def adopt(self, session_id: str) -> AgentInfo:
+        connection_id = self.host.session(session_id).link.connection_id
+        return self._agent(self.host.connection(connection_id))
+
+    def _agent(self, connection: AgentConnection) -> AgentInfo:
         self._opened[connection.connection_id] = connection
         init = connection.init_result
         info = init.get("agentInfo")
@@ -92,8 +101,7 @@ class LocalHost:
         return (await self.host.fork_session(session_id)).session_id
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
-        session = self.host.session(session_id)
-        return {**session.snapshot(), "cwd": str(session.cwd), "mcpServers": session.mcp_servers}
+        return self.host.snapshot(session_id)
 
     def transcript(self, key: str) -> StoredTranscript:
         if self.host.history is None:
@@ -182,6 +190,9 @@ class LocalHost:
 
     async def shutdown(self) -> None:
         await self.host.shutdown()
+
+    async def end_sessions(self) -> None:
+        """(Shutting the host down ends them.)"""
 
     def kill_all_now(self) -> None:
         self.host.kill_all_now()

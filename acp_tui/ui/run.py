@@ -67,3 +67,45 @@ def run_tui(
         with contextlib.suppress(OSError):
             print(hint, flush=True)
     return code
+
+
+def run_remote_tui(
+    spec: AgentSpec,
+    *,
+    cwd: Path,
+    extra_roots: list[Path],
+    theme: str | None,
+    add_dirs: list[Path] | None = None,
+    attach: str | None = None,
+    notices: list[str] | None = None,
+    notifications: NotificationSettings | None = None,
+    mcp_servers: list[dict[str, Any]] | None = None,
+    resolve_agent: Callable[[str], AgentSpec] | None = None,
+) -> int:
+    """The app on the background host (``--detachable``, ``acp-tui attach``):
+    closing the terminal or quitting with "detach" leaves the sessions running."""
+    from acp_tui.ui.remote_host import RemoteHost
+
+    link = RemoteHost(roots=extra_roots, add_dirs=add_dirs, mcp_servers=mcp_servers)
+    app = AcpApp(
+        spec,
+        cwd=cwd,
+        link=link,
+        theme=theme,
+        notices=notices,
+        notifications=notifications,
+        resolve_agent=resolve_agent,
+        attach=attach,
+    )
+    code = run_guarded(app)
+    held = [tab.session_id for tab in app.tabs if tab.session_id is not None]
+    if code == 0 and link.lost is None and held and link.sessions:
+        left = [sid for sid in held if sid in link.sessions]
+        if left:
+            with contextlib.suppress(OSError):
+                print(
+                    f"Detached: {len(left)} session(s) go on in the background"
+                    f" (acp-tui ls; acp-tui attach {left[0]})",
+                    flush=True,
+                )
+    return code

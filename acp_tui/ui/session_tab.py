@@ -52,6 +52,7 @@ class SessionTab:
         *,
         resume: str | None = None,
         fork: str | None = None,
+        attach: str | None = None,
     ) -> None:
         self.key = f"t{next(_keys)}"
         self.spec = spec
@@ -94,6 +95,7 @@ class SessionTab:
             resume=flow,
             on_ready=self.turns.send_next,
             fork=fork,
+            attach=attach,
         )
         self.events = EventDispatch(
             self.conversation, surface, self.turns, self.permissions, self.elicitations

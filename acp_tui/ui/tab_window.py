@@ -200,7 +200,12 @@ class TabWindow(App[int]):
     # -- opening and closing ------------------------------------------------------------------
 
     def make_tab(
-        self, spec: AgentSpec, *, resume: str | None = None, fork: str | None = None
+        self,
+        spec: AgentSpec,
+        *,
+        resume: str | None = None,
+        fork: str | None = None,
+        attach: str | None = None,
     ) -> SessionTab:
         raise NotImplementedError
 
@@ -285,11 +290,26 @@ class TabWindow(App[int]):
         return [tab for tab in self.tabs if tab.running]
 
     def quit_question(self) -> Any:
-        """The question "quit with sessions running?" (None: none runs)."""
+        """The question "quit with sessions running?" (None: none runs); on a
+        background host, "detach or end them?" whenever a session is open."""
+        from acp_tui.ui.screens.choice import Choice, ChoiceScreen
+
+        if self.link.detachable:
+            held = [tab for tab in self.tabs if tab.session_id is not None]
+            if not held:
+                return None
+            count = f"{len(held)} sessions run" if len(held) > 1 else "The session runs"
+            return ChoiceScreen(
+                f"{count} in the background host",
+                [
+                    Choice("detach", "Detach: they go on (acp-tui attach comes back)"),
+                    Choice("quit", "Quit, ending them"),
+                    Choice("stay", "Stay"),
+                ],
+            )
         running = self.running_tabs()
         if len(self.tabs) < 2 or not running:
             return None
-        from acp_tui.ui.screens.choice import Choice, ChoiceScreen
 
         names = ", ".join(
             f"{self.tabs.number(tab)} {tab.agent_name}"

@@ -71,6 +71,8 @@ class SessionView:
     last_stop_reason: str | None = None
     #: The session's working directory, when the snapshot names it.
     cwd: Path | None = None
+    #: The MCP servers the session was given, when the snapshot names them.
+    mcp_servers: list[dict[str, Any]] | None = None
     #: Pending permission requests: request id -> ``permission-requested`` payload.
     permissions: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -92,6 +94,9 @@ class SessionView:
             usage=snapshot.get("usage"),
             last_stop_reason=snapshot.get("stopReason"),
             cwd=Path(cwd) if isinstance(cwd, str) else None,
+            mcp_servers=list(servers)
+            if isinstance(servers := snapshot.get("mcpServers"), list)
+            else None,
         )
         for entry in view.entries:
             if isinstance(entry, ToolCallEntry) and entry.permission is not None:
@@ -227,6 +232,10 @@ class SessionView:
             state["modes"] = self.modes
         if self.usage is not None:
             state["usage"] = self.usage
+        if self.cwd is not None:
+            state["cwd"] = str(self.cwd)
+        if self.mcp_servers is not None:
+            state["mcpServers"] = self.mcp_servers
         return state
 
 

@@ -149,10 +149,12 @@ class StatusBar(Widget):
 
     @staticmethod
     def _turn(info: StatusInfo, palette: ThemePalette, *, hint: bool = True) -> Text:
-        if info.status == "running" and info.running_since is not None:
-            elapsed = _elapsed(now() - info.running_since)
+        if info.status == "running":
+            # (A turn another window started, on a background host: no start time here.)
+            since = info.running_since
+            elapsed = f" {_elapsed(now() - since)}" if since is not None else ""
             return Text(
-                f"◐ running {elapsed}" + (" · Esc to cancel" if hint else ""),
+                f"◐ running{elapsed}" + (" · Esc to cancel" if hint else ""),
                 style=palette.hex("text-warning", "warning"),
             )
         if info.status == "error":
