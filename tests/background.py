@@ -144,10 +144,22 @@ def short_runtime() -> Path:
     return path
 
 
+def stop_left_host(runtime: Path) -> None:
+    """End a host a test left running there (one started on demand)."""
+    lock = runtime / "acp-tui" / "host.lock"
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(lock.read_text().strip())
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+        if f"XDG_RUNTIME_DIR={runtime}".encode() in environ.split(b"\0"):
+            os.kill(pid, signal.SIGTERM)
+            came_true(lambda: not Path(f"/proc/{pid}").exists(), timeout=10)
+
+
 @pytest.fixture
 def runtime() -> Iterator[Path]:
     path = short_runtime()
     yield path
+    stop_left_host(path)
     shutil.rmtree(path, ignore_errors=True)
 
 

@@ -286,7 +286,7 @@ def test_wrong_shapes_for_whole_sections(tmp_path: Path) -> None:
         " (got an integer); using 'demo'",
         f"acp-tui: config {path} line 4: unknown key 'x' (known: agents, default_agent, theme,"
         " allow_roots, add_dirs, history, timeouts, registry, limits, checkpoints, notifications,"
-        " mcp_servers); ignoring it",
+        " mcp_servers, host); ignoring it",
     ]
 
 

@@ -32,6 +32,7 @@ from acp_tui.core import (
     EventChannel,
     HistoryStore,
     HostError,
+    NoticeEntry,
     PathFence,
     PromptCapabilities,
     SessionView,
@@ -244,18 +245,21 @@ class RemoteHost:
             return
         self.lost = "the background host went away"
         channel = self._channel
-        if channel is not None and not channel.closed and self._mirrors:
-            channel.offer(
-                Event(
-                    "error",
-                    {
-                        "code": "host_gone",
-                        "message": "The background host went away; its sessions ended with it."
-                        " What they showed stays here; `acp-tui --resume` brings one back"
-                        " from the history in a new host.",
-                    },
-                )
+        if channel is not None and not channel.closed:
+            # The link says it in each session, as the host would of a dead agent:
+            # a notice, then the session closed (the screen keeps what it showed).
+            text = (
+                "The background host went away, and this session with it. What it showed"
+                " stays here; /resume brings it back from the history (in a new host),"
+                " or send a message to start a new session."
             )
+            for session_id, mirror in self._mirrors.items():
+                view = mirror.view
+                notice = NoticeEntry(level="error", text=text).to_wire()
+                appended = {"index": len(view.entries), "entry": notice}
+                channel.offer(Event("entry-appended", appended, session_id, view.cursor + 1))
+                closed = {"status": "closed"}
+                channel.offer(Event("status-changed", closed, session_id, view.cursor + 2))
         self._mirrors.clear()
         self._writer = None
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from textual.containers import Vertical
 
-from acp_tui.core import UserEntry, one_line
+from acp_tui.core import Event, UserEntry, one_line
 from acp_tui.ui.agent_start import AgentStart
 from acp_tui.ui.conversation import Conversation
 from acp_tui.ui.elicitation_flow import ElicitationFlow
@@ -93,7 +93,7 @@ class SessionTab:
             spec=spec,
             cwd=cwd,
             resume=flow,
-            on_ready=self.turns.send_next,
+            on_ready=self._ready,
             fork=fork,
             attach=attach,
         )
@@ -172,6 +172,21 @@ class SessionTab:
 
     def _restart(self) -> None:
         self.starter.restart()
+
+    def _ready(self) -> None:
+        """The session is shown: what waits for the user in it (a session
+        attached to on a background host may hold some) asks, then the
+        queued prompts go."""
+        view = self.conversation.current
+        if view is not None:
+            for request_id in list(view.permissions):
+                self.permissions.requested(view, request_id)
+            questions = self.link.snapshot(view.session_id).get("elicitations") or []
+            for question in questions:
+                if isinstance(question, dict):
+                    event = Event("elicitation-requested", dict(question), view.session_id)
+                    self.elicitations.on_event(event)
+        self.turns.send_next()
 
     async def _sign_in_again(self) -> bool:
         agent = self.conversation.agent

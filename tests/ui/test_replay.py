@@ -71,11 +71,7 @@ async def live_run(
         await settled(pilot)
         screen = painted(app), app.export_screenshot()
         lines = link.lines()
-        assert app.view.snapshot() == {
-            k: v
-            for k, v in link.snapshot(app.view.session_id).items()
-            if k not in ("cwd", "mcpServers")  # (what the link adds to the session.snapshot)
-        }
+        assert app.view.snapshot() == link.snapshot(app.view.session_id)
     return link, lines, middle, screen
 
 
