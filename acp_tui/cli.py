@@ -325,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         notifications=config.notifications,
         mcp_servers=mcp_servers,
         resolve_agent=lambda name: resolve(name, config),
+        detaches=config.host.detaches,
     )
 
 

@@ -8,6 +8,9 @@
 * The TUI on a real pty whose other side closes: idle, and while a turn
   streams output (the terminal backed up): time until acp-tui has exited,
   and until every process of the run is gone.
+* The same with ``--detachable`` (the sessions in a background host, issue
+  16: the TUI exits in under 2 s and the agent goes on): time until acp-tui
+  has exited, and whether the turn was still running in the host then.
 * What the supervisor costs at start: spawn to "the agent runs", through the
   supervisor and directly, for a trivial command.
 
@@ -99,6 +102,29 @@ def tui_pty_closed(folder: Path, streaming: bool) -> tuple[float, float]:
         tui.close()
 
 
+def detachable_pty_closed(folder: Path, env: dict[str, str]) -> tuple[float, bool]:
+    tui = PtyTui(tui_command("--detachable", "--cwd", str(folder)), cwd=folder, env=env)
+    try:
+        tui.wait_ready(60)
+        tui.type(b"slow 200 0.05\r")
+        _until(lambda: tui.shows("line 3"))
+        tui.close_master()
+        start = time.perf_counter()
+        _until(lambda: not tui.proc.isalive())
+        exited = time.perf_counter() - start
+    finally:
+        tui.close()
+    listed = subprocess.run(
+        [sys.executable, "-m", "acp_tui", "ls", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    running = any(s["state"] == "running" for s in json.loads(listed.stdout))
+    return exited, running
+
+
 def start_cost(runs: int) -> tuple[float, float]:
     direct, supervised = [], []
     for _ in range(runs):
@@ -146,6 +172,15 @@ def main() -> None:
         what = "streaming" if streaming else "idle"
         print(line(f"TUI pty closed ({what}) -> acp-tui exited", [r[0] for r in results]))
         print(line(f"TUI pty closed ({what}) -> all gone", [r[1] for r in results]))
+    runtime = Path(tempfile.mkdtemp(prefix="acpb-", dir="/tmp"))
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    try:
+        results_d = [detachable_pty_closed(fresh(), env) for _ in range(runs)]
+    finally:
+        subprocess.run([sys.executable, "-m", "acp_tui", "host", "--stop"], env=env, check=False)
+    print(line("detachable TUI pty closed (streaming) -> exited", [r[0] for r in results_d]))
+    still = sum(r[1] for r in results_d)
+    print(f"{'  ... the turn still running in the host after it':52} {still} of {runs}")
     direct, supervised = start_cost(max(runs, 10))
     print(
         f"{'start `true`: direct / through the supervisor':52} {direct * 1000:.1f} ms /"

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from acp_tui.core.model.entries import UserEntry as UserEntry
     from acp_tui.core.model.entries import entry_from_wire as entry_from_wire
     from acp_tui.core.model.events import Event as Event
+    from acp_tui.core.model.events import event_from_wire as event_from_wire
     from acp_tui.core.model.session_state import flat_choices as flat_choices
     from acp_tui.core.model.session_state import value_name as settings_value_name
     from acp_tui.core.model.session_view import SessionView as SessionView
@@ -123,6 +124,7 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "ElicitationForm": ("acp_tui.core.model.elicitation_form", "ElicitationForm"),
     "Entry": ("acp_tui.core.model.entries", "Entry"),
     "Event": ("acp_tui.core.model.events", "Event"),
+    "event_from_wire": ("acp_tui.core.model.events", "event_from_wire"),
     "PathFence": ("acp_tui.core.capabilities.fs", "PathFence"),
     "host_socket": ("acp_tui.core.transport.host_socket", None),
     "SURFACE_TEXT_BUDGET": ("acp_tui.core.model.surface_channel", "SURFACE_TEXT_BUDGET"),
@@ -254,6 +256,7 @@ __all__ = [
     "diff_lines",
     "encode_frame",
     "entry_from_wire",
+    "event_from_wire",
     "exit_label",
     "failures",
     "flat_choices",

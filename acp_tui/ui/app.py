@@ -30,7 +30,6 @@ from textual.widgets import ContentSwitcher, TextArea
 from acp_tui.agents import presets
 from acp_tui.agents.config_notifications import NotificationSettings
 from acp_tui.core import (
-    Event,
     EventChannel,
     Host,
     SessionView,
@@ -118,6 +117,8 @@ class AcpApp(TabWindow):
         notifications: NotificationSettings | None = None,
         resolve_agent: Callable[[str], AgentSpec] | None = None,
         attach: str | None = None,
+        background: Callable[[], HostLink] | None = None,
+        detaches: Callable[[str], bool] | None = None,
     ) -> None:
         super().__init__()
         #: What was sent in this project, kept across runs (ui/history.py).
@@ -134,6 +135,13 @@ class AcpApp(TabWindow):
         #: tests read its sessions; the screen never does).
         self.host = host
         self.link: HostLink = link
+        #: Makes the link to the background host for tabs that run there in a
+        #: window of this process (``[host] detach = ["claude"]``).
+        self._background = background
+        #: Whether an agent's sessions run in the background host (the config's).
+        self.detaches = detaches or (lambda name: False)
+        #: The window's other link (the background host's), with its channel.
+        self._other: tuple[HostLink, EventChannel] | None = None
         #: The sessions of the window, one tab each (ui/tabs.py).
         self.tabs = Tabs()
         self.tabs.add(self.make_tab(spec, resume=resume, attach=attach))
@@ -141,7 +149,9 @@ class AcpApp(TabWindow):
         self.resolve_agent = resolve_agent or presets.resolve
         self.local = LocalCommands(
             export=self.action_export,
-            mcp=lambda: show_mcp_servers(self.tab.surface, self.link, self.conversation.current),
+            mcp=lambda: show_mcp_servers(
+                self.tab.surface, self.tab.link, self.conversation.current
+            ),
             checkpoints=lambda command: self.tab.rewind.command(command),
             shell=self._run_shell,
             new_tab=self.action_new_tab,
@@ -179,8 +189,34 @@ class AcpApp(TabWindow):
         resume: str | None = None,
         fork: str | None = None,
         attach: str | None = None,
+        link: HostLink | None = None,
     ) -> SessionTab:
-        return SessionTab(self, self.link, spec, self.cwd, resume=resume, fork=fork, attach=attach)
+        return SessionTab(
+            self,
+            link or self.link,
+            spec,
+            self.cwd,
+            resume=resume,
+            fork=fork,
+            attach=attach,
+        )
+
+    def link_for(self, detach: bool) -> HostLink:
+        """The link a new tab's session goes through: the background host's
+        when ``detach`` (made at the first such tab), else this window's."""
+        if detach == self.link.detachable or (detach and self._background is None):
+            return self.link
+        if self._other is None:
+            assert self._background is not None
+            other = self._background()
+            channel = other.attach(EVENTS_QUEUED, TEXT_QUEUED)
+            self._other = (other, channel)
+            self._pump_events(channel, other)
+        return self._other[0]
+
+    @property
+    def links(self) -> list[HostLink]:
+        return [self.link] + ([self._other[0]] if self._other is not None else [])
 
     # -- what tests and the exit hint read -------------------------------------------
 
@@ -284,7 +320,7 @@ class AcpApp(TabWindow):
         for text in self._startup_notices:
             self.starter.notice("warning", text)
         self._ui_loop = asyncio.get_running_loop()
-        self._pump_events()
+        self._pump_events(self._channel, self.link)
         self.tab.start()
         self.refresh_status()
 
@@ -327,11 +363,8 @@ class AcpApp(TabWindow):
     # -- events from the core -----------------------------------------------------
 
     @work(group="events", exit_on_error=False)
-    async def _pump_events(self) -> None:
-        await pump_events(self._channel, self._handle)
-
-    def _handle(self, event: Event) -> None:
-        self.route(event)
+    async def _pump_events(self, channel: EventChannel, link: HostLink) -> None:
+        await pump_events(channel, lambda event: self.route(event, link))
 
     def on_app_focus(self) -> None:
         self.attention.focus_changed(True)
@@ -419,8 +452,9 @@ class AcpApp(TabWindow):
 
         async def answered(value: str | None) -> None:
             if value == "quit":
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(self.link.end_sessions(), 10)
+                for link in self.links:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(link.end_sessions(), 10)
             if value in ("quit", "detach"):
                 await self.quit_now()
 
@@ -435,9 +469,15 @@ class AcpApp(TabWindow):
         # Nothing more to draw: the loop is free for the shutdown (a flood
         # would keep it rendering) and the agents are no longer held back.
         self.link.detach(self._channel)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.link.shutdown(), 5)
+        if self._other is not None:
+            self._other[0].detach(self._other[1])
+        await self._shutdown_links()
         self.exit(0)
+
+    async def _shutdown_links(self) -> None:
+        for link in self.links:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(link.shutdown(), 5)
 
     async def action_clear_or_quit(self) -> None:
         """Ctrl+C: clear the draft; else cancel the running turn; else, pressed
@@ -549,11 +589,11 @@ class AcpApp(TabWindow):
         self.notify(f"Copied {message.what} to {where}", timeout=3)
 
     async def on_unmount(self) -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.link.shutdown(), 5)
+        await self._shutdown_links()
 
     def kill_agents_now(self) -> None:
-        self.link.kill_all_now()
+        for link in self.links:
+            link.kill_all_now()
 
     def agents_gone(self) -> bool:
-        return self.link.agents_gone()
+        return all(link.agents_gone() for link in self.links)

@@ -25,7 +25,7 @@ import contextlib
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from acp_tui.core import (
     Event,
@@ -39,6 +39,7 @@ from acp_tui.core import (
     build_prompt,
     decode_frame,
     encode_frame,
+    event_from_wire,
     host_socket,
     outside_paths,
 )
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_ENVELOPE = ("type", "sessionId", "cursor")
 #: Characters of an agent's stderr kept to tell why it failed.
 _STDERR_TAIL = 4096
 _READ_LIMIT = 64 * 1024 * 1024
@@ -213,17 +213,7 @@ class RemoteHost:
         channel = self._channel
         if channel is None or channel.closed:
             return
-        data = {k: v for k, v in wire.items() if k not in _ENVELOPE}
-        cursor = wire.get("cursor")
-        event = Event(
-            cast(Any, kind),
-            data,
-            session_id if isinstance(session_id, str) else None,
-            cursor if isinstance(cursor, int) else 0,
-        )
-        delta = event.text_delta
-        if delta is not None:
-            event.text_size = len(str(delta.get("text", "")))
+        event = event_from_wire(wire)
         channel.offer(event)
         # A full channel: the socket is not read (the host lets us fall behind).
         await channel.wait_for_room()

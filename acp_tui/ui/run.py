@@ -16,6 +16,7 @@ from acp_tui.ui.resume import resume_hint
 if TYPE_CHECKING:
     from acp_tui.agents.config_notifications import NotificationSettings
     from acp_tui.core import AgentSpec, CheckpointSettings, HistoryStore, Timeouts
+    from acp_tui.ui.remote_host import RemoteHost
 
 
 def run_tui(
@@ -34,6 +35,7 @@ def run_tui(
     notifications: NotificationSettings | None = None,
     mcp_servers: list[dict[str, Any]] | None = None,
     resolve_agent: Callable[[str], AgentSpec] | None = None,
+    detaches: Callable[[str], bool] | None = None,
 ) -> int:
     host = Host(
         extra_roots=extra_roots,
@@ -54,6 +56,8 @@ def run_tui(
         notices=notices,
         notifications=notifications,
         resolve_agent=resolve_agent,
+        detaches=detaches,
+        background=lambda: _background_link(extra_roots, add_dirs, mcp_servers),
     )
     code = run_guarded(app)
     # Only after a normal quit: after a signal or a lost terminal nobody may
@@ -67,6 +71,14 @@ def run_tui(
         with contextlib.suppress(OSError):
             print(hint, flush=True)
     return code
+
+
+def _background_link(
+    roots: list[Path], add_dirs: list[Path] | None, mcp_servers: list[dict[str, Any]] | None
+) -> RemoteHost:
+    from acp_tui.ui.remote_host import RemoteHost
+
+    return RemoteHost(roots=roots, add_dirs=add_dirs, mcp_servers=mcp_servers)
 
 
 def run_remote_tui(
@@ -84,9 +96,7 @@ def run_remote_tui(
 ) -> int:
     """The app on the background host (``--detachable``, ``acp-tui attach``):
     closing the terminal or quitting with "detach" leaves the sessions running."""
-    from acp_tui.ui.remote_host import RemoteHost
-
-    link = RemoteHost(roots=extra_roots, add_dirs=add_dirs, mcp_servers=mcp_servers)
+    link = _background_link(extra_roots, add_dirs, mcp_servers)
     app = AcpApp(
         spec,
         cwd=cwd,

@@ -60,6 +60,7 @@ class TabWindow(App[int]):
     cwd: Path
     attention: Attention
     resolve_agent: Callable[[str], AgentSpec]
+    detaches: Callable[[str], bool]
 
     @property
     def prompt(self) -> PromptInput:
@@ -127,16 +128,17 @@ class TabWindow(App[int]):
 
     # -- events -----------------------------------------------------------------------------
 
-    def route(self, event: Event) -> None:
-        """``event`` to the tab it belongs to (host-wide ones: the window's)."""
+    def route(self, event: Event, link: HostLink | None = None) -> None:
+        """``event`` (of ``link``'s host) to the tab it belongs to (host-wide
+        ones: the window's)."""
         if event.type == "needs-you":
-            self.tabs.needs_you(event.data)
+            self.tabs.needs_you(event.data, link)
             self.refresh_bar()
             return
         if event.type == "error" and event.session_id is None:
             self.tab.handle(event, current=True)  # a toast
             return
-        tab = self.tabs.owner(event)
+        tab = self.tabs.owner(event, link)
         if tab is None:
             return
         current = tab is self.tabs.current
@@ -206,13 +208,22 @@ class TabWindow(App[int]):
         resume: str | None = None,
         fork: str | None = None,
         attach: str | None = None,
+        link: HostLink | None = None,
     ) -> SessionTab:
         raise NotImplementedError
 
+    def link_for(self, detach: bool) -> HostLink:
+        raise NotImplementedError
+
     def open_tab(
-        self, spec: AgentSpec, *, resume: str | None = None, fork: str | None = None
+        self,
+        spec: AgentSpec,
+        *,
+        resume: str | None = None,
+        fork: str | None = None,
+        link: HostLink | None = None,
     ) -> SessionTab:
-        tab = self.make_tab(spec, resume=resume, fork=fork)
+        tab = self.make_tab(spec, resume=resume, fork=fork, link=link)
         tab.plan.folded = self.tab.plan.folded  # (folded on short screens, or as the user chose)
         self.tabs.add(tab)
         self.query_one("#panes", ContentSwitcher).mount(tab.pane)
@@ -230,12 +241,15 @@ class TabWindow(App[int]):
                 message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
                 self.notify(f"/new: {message}", severity="error", timeout=8)
                 return
-        self.open_tab(spec)
+        # In the background host when this window's sessions are, or the
+        # config says so for that agent (a window may hold both kinds).
+        detach = self.link.detachable or self.detaches(agent or self.tab.spec.name)
+        self.open_tab(spec, link=self.link_for(detach) if agent else self.tab.link)
 
     def action_resume_tab(self, session_id: str = "") -> None:
         """``/resume [ID]``: an earlier session of this tab's agent, in a new
         tab (chosen from the agent's list when no id is given)."""
-        self.open_tab(self.tab.spec, resume=session_id or PICK)
+        self.open_tab(self.tab.spec, resume=session_id or PICK, link=self.tab.link)
 
     def action_fork_tab(self) -> None:
         """``/fork``: this session forked (``session/fork``), in a new tab that
@@ -248,7 +262,7 @@ class TabWindow(App[int]):
         if not can_fork(agent.capabilities):
             self.notify(f"/fork: {agent.name} cannot fork sessions", severity="warning", timeout=6)
             return
-        self.open_tab(tab.spec, fork=tab.session_id)
+        self.open_tab(tab.spec, fork=tab.session_id, link=tab.link)  # the same host
 
     def action_close_tab(self) -> None:
         self.close_tab(self.tab, confirm=False)
@@ -282,7 +296,7 @@ class TabWindow(App[int]):
         session_id = tab.session_id
         if session_id is not None:
             with contextlib.suppress(HostError):
-                await self.link.close_session(session_id)
+                await tab.link.close_session(session_id)
 
     # -- quitting -------------------------------------------------------------------------------
 
@@ -294,10 +308,8 @@ class TabWindow(App[int]):
         background host, "detach or end them?" whenever a session is open."""
         from acp_tui.ui.screens.choice import Choice, ChoiceScreen
 
-        if self.link.detachable:
-            held = [tab for tab in self.tabs if tab.session_id is not None]
-            if not held:
-                return None
+        held = [t for t in self.tabs if t.link.detachable and t.session_id is not None]
+        if held:
             count = f"{len(held)} sessions run" if len(held) > 1 else "The session runs"
             return ChoiceScreen(
                 f"{count} in the background host",

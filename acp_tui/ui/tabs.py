@@ -68,20 +68,24 @@ class Tabs:
 
     # -- routing --------------------------------------------------------------------------
 
-    def owner(self, event: Event) -> SessionTab | None:
-        """The tab ``event`` belongs to (None: no tab's, or host-wide)."""
+    def owner(self, event: Event, link: object = None) -> SessionTab | None:
+        """The tab ``event`` belongs to (None: no tab's, or host-wide). Two
+        hosts may name sessions alike: an event of ``link``'s host goes to a
+        tab on that link (None: any link)."""
+        tabs = [t for t in self._tabs if link is None or t.link is link]
         session_id = event.session_id
         if session_id:
-            for tab in self._tabs:
+            for tab in tabs:
                 if tab.holds(session_id):
                     return tab
         if event.type.startswith("elicitation-"):
-            starting = [tab for tab in self._tabs if tab.starter.starting]
+            starting = [tab for tab in tabs if tab.starter.starting]
             return starting[0] if starting else self._current
         return None
 
-    def needs_you(self, data: Mapping[str, Any]) -> None:
-        """The host's ``needs-you`` summary: every tab's count of what waits."""
+    def needs_you(self, data: Mapping[str, Any], link: object = None) -> None:
+        """A host's ``needs-you`` summary: the count of what waits in each of
+        its tabs (those on ``link``; None: every tab)."""
         counts: dict[str, int] = {}
         order: list[str] = []
         for item in data.get("sessions") or ():
@@ -89,8 +93,12 @@ class Tabs:
                 waiting = int(item.get("permissions") or 0) + int(item.get("questions") or 0)
                 counts[item["sessionId"]] = waiting
                 order.append(item["sessionId"])
-        self._waiting_order = order
-        for tab in self._tabs:
+        tabs = [t for t in self._tabs if link is None or t.link is link]
+        self._waiting_order = [
+            *(sid for sid in self._waiting_order if not any(t.holds(sid) for t in tabs)),
+            *order,
+        ]
+        for tab in tabs:
             tab.waiting = sum(n for sid, n in counts.items() if tab.holds(sid))
 
     def next_needing_you(self) -> SessionTab | None:
@@ -125,6 +133,7 @@ class Tabs:
             current=tab is self._current,
             cwd=_shown_path(view.cwd if view is not None and view.cwd is not None else tab.cwd),
             usage=usage,
+            background=tab.link.detachable,
         )
 
 

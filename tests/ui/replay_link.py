@@ -16,12 +16,10 @@ from typing import Any
 from acp_tui.core.errors import HostError
 from acp_tui.core.host import Host
 from acp_tui.core.model.channel import EventChannel
-from acp_tui.core.model.events import Event
+from acp_tui.core.model.events import event_from_wire
 from acp_tui.ui.host_link import AgentInfo, Revival, StoredTranscript
 from acp_tui.ui.local_host import LocalHost
 from tests.conftest import Recorder
-
-_ENVELOPE = ("type", "sessionId", "cursor")
 
 
 class RecordingHost(LocalHost):
@@ -41,13 +39,10 @@ class RecordingHost(LocalHost):
         return [json.dumps(event.to_wire()) for event in self.recorder.events]
 
 
-def event_from_wire(wire: Mapping[str, Any]) -> Event:
-    data = {key: value for key, value in wire.items() if key not in _ENVELOPE}
-    return Event(wire["type"], data, wire.get("sessionId"), int(wire.get("cursor") or 0))
-
-
 class ReplayLink:
     """A :class:`~acp_tui.ui.host_link.HostLink` that is a recording."""
+
+    detachable = False
 
     def __init__(self, agent: AgentInfo, snapshot: dict[str, Any], lines: list[str]) -> None:
         self.agent = agent

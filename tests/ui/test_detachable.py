@@ -14,6 +14,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.remote_host import RemoteHost
 from acp_tui.ui.screens.choice import ChoiceScreen
 from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.widgets.session_bar import SessionBar
 from acp_tui.ui.widgets.status_bar import StatusBar
 from tests.background import HostProcess, background, runtime
 from tests.fake_agents import agent_spec
@@ -129,6 +130,8 @@ async def test_quitting_asks_to_detach_and_detaching_leaves_the_session(
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         session_id = app.tab.session_id
+        (tab,) = app.query_one(SessionBar).tabs
+        assert tab.background  # the bar marks it (∞): it outlives the terminal
         await pilot.press("ctrl+q")
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         question = app.screen
@@ -157,3 +160,39 @@ async def test_the_host_going_away_is_said_and_the_scrollback_stays(
         # What it showed stays, and the tab says its session is gone.
         assert "words before the crash" in screen_text(app)
         await until(pilot, lambda: app.query_one(StatusBar).info.status == "closed")
+
+
+async def test_a_window_holds_sessions_of_this_process_and_of_the_background_host(
+    background: HostProcess, tmp_path: Path
+) -> None:
+    """``[host] detach = ["beta"]``: /new beta runs in the background host, the
+    first tab stays in this process; the bar marks which is which; quitting
+    with "detach" ends this process's session and leaves the other."""
+    background.start()
+    app = AcpApp(
+        agent_spec(name="alpha"),
+        cwd=tmp_path,
+        background=lambda: RemoteHost(env=background.env),
+        detaches=lambda name: name == "beta",
+        resolve_agent=lambda name: agent_spec(name=name),
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        first = app.tab
+        app.action_new_tab("beta")
+        second = app.tab
+        await until(pilot, lambda: second.conversation.current is not None)
+        assert not first.link.detachable and second.link.detachable
+        assert [t.background for t in app.query_one(SessionBar).tabs] == [False, True]
+        second.turns.submit("echo from the background")
+        await until(pilot, lambda: "from the background" in screen_text(app))
+        client = await background.client()
+        listed = (await client.result("host.sessions"))["sessions"]
+        assert [s["sessionId"] for s in listed] == [second.session_id]
+        assert app.host is not None and first.session_id in app.host.sessions
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("enter")  # detach
+        await until(pilot, lambda: not app.is_running)
+    listed = (await client.result("host.sessions"))["sessions"]
+    assert [s["sessionId"] for s in listed] == [second.session_id]

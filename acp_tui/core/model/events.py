@@ -77,6 +77,28 @@ class Event:
         return wire
 
 
+#: Wire fields of every event that are not its payload.
+ENVELOPE = ("type", "sessionId", "cursor")
+
+
+def event_from_wire(wire: dict[str, Any]) -> Event:
+    """An event read back from its wire form (:meth:`Event.to_wire`), as a
+    front end on another process's host receives it."""
+    session_id = wire.get("sessionId")
+    cursor = wire.get("cursor")
+    kind: Any = wire.get("type")  # (a newer host's type passes through as it is)
+    event = Event(
+        kind,
+        {key: value for key, value in wire.items() if key not in ENVELOPE},
+        session_id if isinstance(session_id, str) else None,
+        cursor if isinstance(cursor, int) else 0,
+    )
+    delta = event.text_delta if isinstance(event.data.get("patch"), dict) else None
+    if delta is not None:
+        event.text_size = len(str(delta.get("text", "")))
+    return event
+
+
 def entry_appended(index: int, entry: dict[str, Any]) -> Event:
     return Event("entry-appended", {"index": index, "entry": entry})
 

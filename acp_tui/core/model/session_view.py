@@ -30,6 +30,7 @@ from acp_tui.core.model.entries import (
     ToolStatus,
     entry_from_wire,
 )
+from acp_tui.core.model.events import ENVELOPE
 
 #: Tool-call statuses as the wire shows them (``entry_from_wire`` reads a
 #: stored transcript, where an unfinished call is over: a live view keeps them).
@@ -203,7 +204,7 @@ class SessionView:
             self.title = data["title"]
 
     def _usage(self, data: Mapping[str, Any]) -> None:
-        self.usage = {k: v for k, v in data.items() if k not in _ENVELOPE}
+        self.usage = {k: v for k, v in data.items() if k not in ENVELOPE}
 
     # -- reading ----------------------------------------------------------------
 
@@ -238,9 +239,6 @@ class SessionView:
             state["mcpServers"] = self.mcp_servers
         return state
 
-
-#: Wire fields of every event (not part of its payload).
-_ENVELOPE = frozenset({"type", "sessionId", "cursor"})
 
 _APPLIERS: dict[str, Callable[[SessionView, Mapping[str, Any]], None]] = {
     "entry-appended": SessionView._appended,

@@ -50,6 +50,10 @@ FPS = 8
 UNREAD = "•"
 
 
+#: After the state of a session that runs in the background host.
+BACKGROUND = "∞"
+
+
 @dataclass(frozen=True)
 class TabInfo:
     number: int  # 1-based: what Alt+N jumps to
@@ -60,6 +64,7 @@ class TabInfo:
     current: bool = False
     cwd: str = ""
     usage: str = ""  # e.g. "12k/200k tokens", "" when unknown
+    background: bool = False  # on the background host: it outlives the terminal
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,8 @@ def _tab(tab: TabInfo, form: TabForm, palette: ThemePalette, frame: str) -> Text
     if not form.tight:
         text.append(" ")
     text.append_text(state_mark(tab.state, palette, frame))
+    if tab.background and not form.tight:
+        text.append(BACKGROUND, style=muted)
     # The agent's name and the title come from the agent: one line, cleaned.
     agent = _cut(one_line(tab.agent), form.agent) if form.agent != 0 else ""
     if agent:
