@@ -293,8 +293,6 @@ def main(argv: list[str] | None = None) -> int:
         )
     assert spec is not None
     if args.detachable or config.host.detaches(named):
-        if args.resume is not None:
-            parser.error("--resume/--continue are for a session of this window, not --detachable")
         from acp_tui.ui.run import run_remote_tui
 
         return run_remote_tui(
@@ -303,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             extra_roots=roots,
             add_dirs=add_dirs,
             theme=args.theme or config.theme,
+            resume=args.resume,
             notices=config.problems,
             notifications=config.notifications,
             mcp_servers=mcp_servers,

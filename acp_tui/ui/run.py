@@ -89,6 +89,7 @@ def run_remote_tui(
     theme: str | None,
     add_dirs: list[Path] | None = None,
     attach: str | None = None,
+    resume: str | None = None,
     notices: list[str] | None = None,
     notifications: NotificationSettings | None = None,
     mcp_servers: list[dict[str, Any]] | None = None,
@@ -106,6 +107,7 @@ def run_remote_tui(
         notifications=notifications,
         resolve_agent=resolve_agent,
         attach=attach,
+        resume=resume,
     )
     code = run_guarded(app)
     held = [tab.session_id for tab in app.tabs if tab.session_id is not None]
