@@ -174,10 +174,15 @@ def main() -> None:
         print(line(f"TUI pty closed ({what}) -> all gone", [r[1] for r in results]))
     runtime = Path(tempfile.mkdtemp(prefix="acpb-", dir="/tmp"))
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    # The host first, unmarked: one the TUI started would carry the TUI's
+    # marker, and the TUI's leftovers are killed after each run.
+    host = subprocess.Popen([sys.executable, "-m", "acp_tui", "host"], env=env, cwd=REPO)
+    _until(lambda: (runtime / "acp-tui" / "host.sock").exists())
     try:
         results_d = [detachable_pty_closed(fresh(), env) for _ in range(runs)]
     finally:
         subprocess.run([sys.executable, "-m", "acp_tui", "host", "--stop"], env=env, check=False)
+        host.wait()
     print(line("detachable TUI pty closed (streaming) -> exited", [r[0] for r in results_d]))
     still = sum(r[1] for r in results_d)
     print(f"{'  ... the turn still running in the host after it':52} {still} of {runs}")
