@@ -375,3 +375,26 @@ async def test_a_slow_surface_never_slows_the_agent_or_another_surface(tmp_path:
         await slow.drop()
         background.stop()
         await served
+
+
+def test_attach_picks_the_named_the_waiting_or_the_most_recent_session() -> None:
+    from acp_tui.host_cli import _choose
+
+    sessions = [
+        {"sessionId": "s3", "state": "running"},
+        {"sessionId": "s2", "state": "needs-you"},
+        {"sessionId": "s1", "state": "idle"},
+    ]
+    assert _choose(sessions, "s1") == sessions[2]
+    assert _choose(sessions, None) == sessions[1], "the one that waits for you"
+    assert _choose(sessions[:1] + sessions[2:], None) == sessions[0], "else the most recent"
+    assert _choose(sessions, "s") is None, "more than one matches"
+    assert _choose(sessions, "x") is None
+
+
+async def test_attach_and_stop_without_a_host_say_so(background: HostProcess) -> None:
+    attach = background.command("attach")
+    assert attach.returncode == 1 and "no host is running" in attach.stderr
+    listed = background.command("ls")
+    assert listed.returncode == 0 and "no host is running" in listed.stdout
+    assert background.command("ls", "--json").stdout.strip() == "[]"
