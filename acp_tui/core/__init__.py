@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from acp_tui.core.capabilities.fs import PathFence as PathFence
     from acp_tui.core.capabilities.tool_paths import outside_paths as outside_paths
+    from acp_tui.core.checkpoints.settings import CheckpointSettings as CheckpointSettings
     from acp_tui.core.connection import AgentConnection as AgentConnection
     from acp_tui.core.errors import HostError as HostError
     from acp_tui.core.host import Host as Host
@@ -84,7 +85,6 @@ if TYPE_CHECKING:
     from acp_tui.core.sessions.agent_spec import AgentSpec as AgentSpec
     from acp_tui.core.sessions.retained_events import RetainedEvents as RetainedEvents
     from acp_tui.core.sessions.session import Session as Session
-    from acp_tui.core.sessions.turn_checkpoints import CheckpointSettings as CheckpointSettings
     from acp_tui.core.storage.agent_log import logs_dir as logs_dir
     from acp_tui.core.storage.history_store import DEFAULT_MAX_AGE_DAYS as DEFAULT_MAX_AGE_DAYS
     from acp_tui.core.storage.history_store import DEFAULT_MAX_SESSIONS as DEFAULT_MAX_SESSIONS
@@ -149,7 +149,7 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "ChangesEntry": ("acp_tui.core.model.entries", "ChangesEntry"),
     "NoticeEntry": ("acp_tui.core.model.entries", "NoticeEntry"),
     "RewindEntry": ("acp_tui.core.model.entries", "RewindEntry"),
-    "CheckpointSettings": ("acp_tui.core.sessions.turn_checkpoints", "CheckpointSettings"),
+    "CheckpointSettings": ("acp_tui.core.checkpoints.settings", "CheckpointSettings"),
     "PathMatch": ("acp_tui.core.prompting.file_index", "PathMatch"),
     "PromptCapabilities": ("acp_tui.core.prompting.mentions", "PromptCapabilities"),
     "READ_AHEAD": ("acp_tui.core.transport.framing", "READ_AHEAD"),

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.core.errors import HostError
-from acp_tui.core.sessions.turn_checkpoints import TurnCheckpoints
 
 if TYPE_CHECKING:
+    from acp_tui.core.checkpoints.settings import CheckpointSettings
     from acp_tui.core.model.events import Event
     from acp_tui.core.sessions.registry import SessionRegistry
     from acp_tui.core.sessions.session import Session
-    from acp_tui.core.sessions.turn_checkpoints import CheckpointSettings
+    from acp_tui.core.sessions.turn_checkpoints import TurnCheckpoints
 
 
 class CheckpointCommands:
@@ -38,7 +38,12 @@ class CheckpointCommands:
         None when the host was made without checkpoint settings (an embedding
         program's choice; the command line passes the config file's)."""
         settings = self.checkpoint_settings
-        return None if settings is None else TurnCheckpoints(roots, session_id, settings)
+        if settings is None:
+            return None
+        # (The engine is loaded with the first session, not at start-up.)
+        from acp_tui.core.sessions.turn_checkpoints import TurnCheckpoints
+
+        return TurnCheckpoints(roots, session_id, settings)
 
     def _observe(self, event: Event) -> None:
         """Every committed event (a hub listener): the tool calls' running

@@ -46,11 +46,11 @@ from acp_tui.core.transport.timeouts import CANCEL_GRACE_SECONDS, Timeouts
 if TYPE_CHECKING:
     # Imported where a connection, a session or a prompt is made: a front end
     # paints before it loads the SDK's schema, JSON-RPC and processes.
+    from acp_tui.core.checkpoints.settings import CheckpointSettings
     from acp_tui.core.connection import AgentConnection
     from acp_tui.core.prompting.mentions import BuiltPrompt
     from acp_tui.core.sessions.elicitations import ElicitationBook
     from acp_tui.core.sessions.session import Session
-    from acp_tui.core.sessions.turn_checkpoints import CheckpointSettings
 
 Identity = tuple[AgentSpec, str]
 #: What the local history adds to an agent's session/list entry.

@@ -19,16 +19,16 @@ import asyncio
 import time
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from textual import events
 
 from acp_tui.core import Event, HostError
 from acp_tui.ui.host_link import HostLink
-from acp_tui.ui.screens.elicitation import ElicitationFormScreen
-from acp_tui.ui.screens.elicitation_url import UrlElicitationScreen
 
 if TYPE_CHECKING:
+    from acp_tui.ui.screens.elicitation import ElicitationFormScreen
+    from acp_tui.ui.screens.elicitation_url import UrlElicitationScreen
     from acp_tui.ui.surface import Surface
 
 #: The core's events about questions (docs/acp-host-jsonl-v1.md).
@@ -91,7 +91,7 @@ class ElicitationFlow:
             self.queue.append(question)
             if self.showing is None:
                 self._show_next()
-            elif isinstance(self._screen, ElicitationFormScreen):
+            elif _is_form(self._screen):
                 self._screen.update_total(1 + len(self.queue))
         elif event.type == "elicitation-resolved":
             if data.get("waiting") and request_id in self.open:
@@ -107,13 +107,13 @@ class ElicitationFlow:
         """The core closed ``request_id`` (answered here or elsewhere, or by itself)."""
         self.open.pop(request_id, None)
         self.queue = [q for q in self.queue if q.request_id != request_id]
-        if isinstance(self._screen, ElicitationFormScreen):
+        if _is_form(self._screen):
             self._screen.update_total(1 + len(self.queue))
         showing, screen = self.showing, self._screen
         if showing is None or showing.request_id != request_id or screen is None:
             return
         self.showing, self._screen = None, None
-        if isinstance(screen, UrlElicitationScreen) and reason == "agent_completed":
+        if _is_url(screen) and reason == "agent_completed":
             screen.complete()
         else:
             screen.withdraw()
@@ -140,6 +140,8 @@ class ElicitationFlow:
             self.showing = question
             message = str(question.data.get("message", ""))
             if question.mode == "url":
+                from acp_tui.ui.screens.elicitation_url import UrlElicitationScreen
+
                 url_screen = UrlElicitationScreen(
                     message,
                     str(question.data.get("url", "")),
@@ -149,6 +151,8 @@ class ElicitationFlow:
                 self._screen = url_screen
                 self.surface.open_dialog(url_screen, partial(self._url_closed, question.request_id))
                 return
+            from acp_tui.ui.screens.elicitation import ElicitationFormScreen
+
             form_screen = ElicitationFormScreen(
                 message,
                 question.data.get("requestedSchema") or {},
@@ -201,3 +205,17 @@ class ElicitationFlow:
         if result is not None and result.get("action") in ("decline", "cancel"):
             self._respond(request_id, str(result["action"]))
         self._done_showing(request_id)
+
+
+# The dialogs' modules are loaded with the first question, not before the
+# first frame: a screen of theirs exists only once they are.
+def _is_form(screen: object) -> TypeGuard[ElicitationFormScreen]:
+    from acp_tui.ui.screens.elicitation import ElicitationFormScreen
+
+    return isinstance(screen, ElicitationFormScreen)
+
+
+def _is_url(screen: object) -> TypeGuard[UrlElicitationScreen]:
+    from acp_tui.ui.screens.elicitation_url import UrlElicitationScreen
+
+    return isinstance(screen, UrlElicitationScreen)

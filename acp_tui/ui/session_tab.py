@@ -12,6 +12,7 @@ place in the bar (tabs.py); their ``key`` never changes.
 from __future__ import annotations
 
 import itertools
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -42,6 +43,10 @@ TabState = Literal["starting", "running", "idle", "needs-you", "error", "closed"
 _keys = itertools.count(1)
 
 
+#: After a key, how long the user counts as typing (the log then yields frames).
+TYPING_SECONDS = 1.0
+
+
 class SessionTab:
     def __init__(
         self,
@@ -64,6 +69,7 @@ class SessionTab:
         self.waiting = 0
         self.conversation = Conversation()
         self.log = EntryLog(self.conversation.source, id=f"log-{self.key}")
+        self.log.typing = lambda: time.monotonic() - window.typed_at < TYPING_SECONDS
         self.plan = PlanPanel(classes="plan")
         self.queue = QueueLine(classes="queue", markup=False)
         self.pane = Vertical(self.log, self.plan, self.queue, id=f"pane-{self.key}", classes="pane")

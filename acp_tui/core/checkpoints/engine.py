@@ -92,6 +92,7 @@ from acp_tui.core.checkpoints.model import (
     record_meta,
     skipped_of,
 )
+from acp_tui.core.checkpoints.settings import DEFAULT_KEEP, DEFAULT_SIZE_LIMIT
 from acp_tui.core.checkpoints.shadow_repo import (
     RawChange,
     RefRecord,
@@ -118,8 +119,6 @@ __all__ = [
     "edited_outside_tools",
 ]
 
-DEFAULT_SIZE_LIMIT = 5 * 1024 * 1024
-DEFAULT_KEEP = 200
 DEFAULT_MAX_FILES = 250_000
 """Most files one checkpoint records anew (its first one records them all):
 a session started in a home folder fails clearly instead of hashing it."""

@@ -27,15 +27,12 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from acp_tui.core.checkpoints.engine import (
-    DEFAULT_KEEP,
-    DEFAULT_SIZE_LIMIT,
     Checkpoint,
     CheckpointError,
     Checkpoints,
@@ -45,6 +42,7 @@ from acp_tui.core.checkpoints.engine import (
     RestoreResult,
     edited_outside_tools,
 )
+from acp_tui.core.checkpoints.settings import CheckpointSettings
 from acp_tui.core.errors import ErrorCode, HostError
 from acp_tui.core.model.entries import FINISHED_STATUSES, ChangesEntry, NoticeLevel, RewindEntry
 from acp_tui.core.model.events import Event
@@ -52,21 +50,6 @@ from acp_tui.core.model.events import Event
 log = logging.getLogger(__name__)
 
 Note = tuple[NoticeLevel, str]
-
-
-@dataclass(frozen=True)
-class CheckpointSettings:
-    """The config file's ``[checkpoints]`` table."""
-
-    enabled: bool = True
-    size_limit: int = DEFAULT_SIZE_LIMIT
-    """Bytes; larger files are not recorded (each checkpoint lists them)."""
-    keep: int = DEFAULT_KEEP
-    """Checkpoints kept per folder (every session's counted); older ones are pruned."""
-    wait_limit: float = 10.0
-    """Seconds a turn waits for one checkpoint before it goes on without it."""
-    state_dir: Path | None = None
-    """Where the shadow repositories go (None: ``$XDG_STATE_HOME/acp-tui/checkpoints``)."""
 
 
 class TurnCheckpoints:

@@ -16,7 +16,7 @@ which tool calls are shown inside their parent's row (log_nesting.py).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from textual import events
@@ -42,6 +42,8 @@ __all__ = ["FOLLOW_THRESHOLD", "EntryLog"]
 #: Rendered entries kept (strips); heights of all entries are always kept.
 CACHE_ENTRIES = 2048
 FRAME_SECONDS = 1 / 60
+#: Reveal frames skipped between two while the user types (20 fps instead of 60).
+TYPING_SKIP = 2
 #: While idle, entries this close to the view (in entries) are measured in the
 #: background, a few milliseconds at a time, so the scrollbar is exact.
 IDLE_MEASURE_SECONDS = 0.05
@@ -118,6 +120,9 @@ class EntryLog(LogCursor, can_focus=True):
         #: The core added or changed entries since the last settle (not only
         #: the user expanding one): what raises the "new output" hint.
         self._grew = False
+        #: Whether the user is typing (the app tells; the log then yields frames).
+        self.typing: Callable[[], bool] = lambda: False
+        self._frames_skipped = 0
 
     @property
     def reveals(self) -> dict[int, RevealState]:
@@ -489,6 +494,13 @@ class EntryLog(LogCursor, can_focus=True):
             self._flush_one(other)
 
     def _reveal_frame(self) -> None:
+        if self.typing() and self._frames_skipped < TYPING_SKIP:
+            # The user types: the prompt gets most frames (a log frame of a
+            # long reply costs several of the prompt's); the log moves on
+            # every (TYPING_SKIP + 1)th frame, and nothing of it is lost.
+            self._frames_skipped += 1
+            return
+        self._frames_skipped = 0
         changed, done = self.reveal.step()
         behind = [index for index in self._behind if index not in changed]
         for index in behind:
