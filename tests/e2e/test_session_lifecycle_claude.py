@@ -1,8 +1,8 @@
 """session/close and session/resume with the real Claude ACP adapters, offline,
 through ``acp-tui --headless --stdio``: a closed session is closed in the
-agent too (where it offers session/close), and a session whose agent process went away is resumed in a new
-one (``session.revive``: ``session/resume``, no replay), the model still
-knowing the conversation."""
+agent too (where it offers session/close), and a session whose agent process
+went away is resumed in a new one (``session.revive``: ``session/resume``, no
+replay), the model still knowing the conversation."""
 
 from __future__ import annotations
 
