@@ -87,21 +87,22 @@ async def test_a_permission_asked_while_nobody_is_attached_waits_and_is_answered
     background.start()
     first = await background.client()
     session_id = await open_session(first, tmp_path)
-    await first.result("session.detach", {"sessionId": session_id})
     first.send("session.prompt", {"sessionId": session_id, "text": "permission perm-1"})
-    await first.drop()
+    await first.wait_event(lambda e: e["type"] == "permission-requested")
+    await first.drop()  # its prompt still waits for an answer: the surface is gone all the same
 
     ls = await background.client()
 
-    async def state() -> str:
+    async def state() -> tuple[str, int]:
         sessions = (await ls.result("host.sessions"))["sessions"]
-        return str(next(s["state"] for s in sessions if s["sessionId"] == session_id))
+        found = next(s for s in sessions if s["sessionId"] == session_id)
+        return str(found["state"]), int(found["surfaces"])
 
     for _ in range(200):
-        if await state() == "needs-you":
+        if await state() == ("needs-you", 0):
             break
         await asyncio.sleep(0.05)
-    assert await state() == "needs-you"
+    assert await state() == ("needs-you", 0)
 
     later = await background.client()
     answer = await later.result("session.attach", {"sessionId": session_id})
@@ -111,7 +112,7 @@ async def test_a_permission_asked_while_nobody_is_attached_waits_and_is_answered
     await later.result("permission.decide", {"requestId": request_id, "optionId": option})
     await later.wait_event(turn_ended(session_id))
     assert option in rebuild_text(later.events, session_id)
-    assert await state() == "idle"
+    assert await state() == ("idle", 1)
 
 
 async def test_two_surfaces_see_one_question_and_the_first_answer_wins(

@@ -22,9 +22,11 @@ import contextlib
 import fcntl
 import logging
 import os
+import select
 import socket
 import struct
 import time
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -72,6 +74,14 @@ def peer_credentials(sock: socket.socket) -> tuple[int, int, int]:
     raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     pid, uid, gid = struct.unpack("3i", raw)
     return pid, uid, gid
+
+
+def hung_up(fd: int) -> bool:
+    """Whether the peer of socket ``fd`` closed it whole (POLLHUP); one that
+    only closed its writing side still reads our answers."""
+    poller = select.poll()
+    poller.register(fd, select.POLLHUP)
+    return any(events & select.POLLHUP for _, events in poller.poll(0))
 
 
 class BackgroundHost:
@@ -181,7 +191,9 @@ class BackgroundHost:
                 }
                 await sink.write(encode_frame({"version": 1, "event": error}))
                 return
-            surface = SurfaceServer(self, reader, sink, peer_pid=pid)
+            surface = SurfaceServer(
+                self, reader, sink, peer_pid=pid, peer_gone=partial(hung_up, sock.fileno())
+            )
             self.surfaces.add(surface)
             self._idle_since = None
             try:

@@ -18,6 +18,7 @@ request) is still answered: the surface ends once those answers are out.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from acp_tui.core import HostError, SurfaceChannel
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
     from acp_tui.core import Host, RetainedEvents
     from acp_tui.server.methods import Method, Methods
     from acp_tui.server.stdio import LineSink
+
+
+#: Seconds between two looks at whether a half-closed peer has gone whole.
+PEER_POLL = 0.5
 
 
 class BackgroundHost(Protocol):
@@ -54,9 +59,12 @@ class SurfaceServer(HeadlessServer):
         sink: LineSink,
         *,
         peer_pid: int | None = None,
+        peer_gone: Callable[[], bool] = lambda: False,
     ) -> None:
         self.background = background
         self.peer_pid = peer_pid
+        #: Whether the other end closed the connection whole (not just its writing side).
+        self.peer_gone = peer_gone
         self.surface_channel = SurfaceChannel(*background.surface_limits)
         background.host.hub.adopt(self.surface_channel)
         super().__init__(background.host, background.methods, reader, sink, self.surface_channel)
@@ -162,11 +170,13 @@ class SurfaceServer(HeadlessServer):
         """Detach: answer what is still asked while the other end reads (it
         only closed its writing side), then leave every request running."""
         stopping = asyncio.ensure_future(self._stopping.wait())
-        while not self._sink_broken and not stopping.done():
+        while not self._sink_broken and not stopping.done() and not self.peer_gone():
             running = [task for task in self._requests if not task.done()]
             if not running:
                 break
-            await asyncio.wait([*running, stopping], return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(
+                [*running, stopping], timeout=PEER_POLL, return_when=asyncio.FIRST_COMPLETED
+            )
         stopping.cancel()
         for task in self._requests:
             if not task.done():
