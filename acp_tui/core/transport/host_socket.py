@@ -13,6 +13,7 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -70,7 +71,7 @@ def start_host(env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
     directory = private_dir(env)
     log = open(directory / LOG_NAME, "ab")  # noqa: SIM115 (the child keeps it)
     try:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [sys.executable, "-m", "acp_tui", "host"],
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -81,6 +82,9 @@ def start_host(env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
         )
     finally:
         log.close()
+    # It outlives us, or ends first: then it is reaped here, never left a zombie.
+    threading.Thread(target=process.wait, name="host-reaper", daemon=True).start()
+    return process
 
 
 async def connect_or_start(
@@ -102,7 +106,7 @@ async def connect_or_start(
                 raise HostUnreachable(
                     f"the acp-tui host did not start (see {path.parent / LOG_NAME})"
                 ) from None
-            if process.poll() not in (None, 0):
+            if process.returncode not in (None, 0):
                 raise HostUnreachable(
                     f"the acp-tui host exited with {process.returncode}"
                     f" (see {path.parent / LOG_NAME})"
