@@ -470,7 +470,7 @@ async def test_an_unarmed_dialog_ignores_answers_and_hands_typing_back() -> None
     app = PermissionApp(prompt)
     async with app.run_test(size=(100, 40)) as pilot:
         screen = PermissionScreen(
-            prompt, arm_after=0.3, on_early_key=lambda key: typed.append(key.character or "")
+            prompt, arm_after=1.5, on_early_key=lambda key: typed.append(key.character or "")
         )
         app.push_screen(screen, app.results.append)
         await pilot.pause()
@@ -479,7 +479,7 @@ async def test_an_unarmed_dialog_ignores_answers_and_hands_typing_back() -> None
         assert app.results == [] and app.screen is screen
         assert typed == ["y", "a"]
         assert "pause" in screen_text(app)
-        await pilot.pause(0.4)
+        await pilot.pause(1.6)
         assert screen.armed
         await pilot.press("y")
         await pilot.pause()

@@ -212,8 +212,10 @@ def test_esc_digit_from_a_real_terminal_switches_tabs(tmp_path: Path) -> None:
         term.type(b"/new\x1b")  # Esc closes the completion menu
         term.type(b"\r")
         term.wait_for(b"is ready")  # the new tab's welcome
+        term.output.clear()
         term.type(b"echo second tab says hi\r")
         term.wait_for(b"second tab says hi")
+        term.wait_for("○ ready".encode())  # its turn has ended (else Ctrl+Q would ask)
         term.output.clear()
         term.type(b"\x1b1")
         term.wait_for(b"in the first tab")
