@@ -20,6 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from acp_tui.core.agent_logout import can_logout as can_logout
     from acp_tui.core.capabilities.fs import PathFence as PathFence
     from acp_tui.core.capabilities.tool_paths import outside_paths as outside_paths
     from acp_tui.core.checkpoints.settings import CheckpointSettings as CheckpointSettings
@@ -80,6 +81,7 @@ if TYPE_CHECKING:
     from acp_tui.core.prompting.mentions import image_label as image_label
     from acp_tui.core.prompting.mentions import mention_at as mention_at
     from acp_tui.core.prompting.mentions import pasted_image_paths as pasted_image_paths
+    from acp_tui.core.session_delete import can_delete as can_delete
     from acp_tui.core.session_fork import can_fork as can_fork
     from acp_tui.core.sessions import failures as failures
     from acp_tui.core.sessions.agent_spec import AgentSpec as AgentSpec
@@ -175,6 +177,8 @@ _HOMES: dict[str, tuple[str, str | None]] = {
     "image_label": ("acp_tui.core.prompting.mentions", "image_label"),
     "is_auth_required": ("acp_tui.core.transport.acp_protocol", "is_auth_required"),
     "can_fork": ("acp_tui.core.session_fork", "can_fork"),
+    "can_delete": ("acp_tui.core.session_delete", "can_delete"),
+    "can_logout": ("acp_tui.core.agent_logout", "can_logout"),
     "is_printable_name": ("acp_tui.core.model.content_text", "is_printable_name"),
     "kind_icon": ("acp_tui.core.model.tool_text", "kind_icon"),
     "kind_label": ("acp_tui.core.model.tool_text", "kind_label"),
@@ -247,7 +251,9 @@ __all__ = [
     "ToolCallEntry",
     "UserEntry",
     "build_prompt",
+    "can_delete",
     "can_fork",
+    "can_logout",
     "clean",
     "decode_frame",
     "default_export_name",

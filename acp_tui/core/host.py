@@ -1,6 +1,7 @@
 """The host: the registry of agent connections and sessions, and the command
 API every front end calls (open, create, prompt, cancel, decide, answer a
-question, close, shutdown, and reporting an error of their own).
+question, close, shutdown, and reporting an error of their own; forking,
+deleting a session and logging out are in mixins of their own).
 
 Front ends attach an :class:`~acp_tui.core.model.channel.EventChannel` and only
 ever submit commands here and render the events they receive; the host
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui import ACP_HOST_VERSION
+from acp_tui.core.agent_logout import AgentLogout
 from acp_tui.core.checkpoint_commands import CheckpointCommands
 from acp_tui.core.errors import HostError
 from acp_tui.core.model.agent_markup import readable_title
@@ -29,6 +31,7 @@ from acp_tui.core.model.channel import DEFAULT_CAPACITY, EventChannel, EventHub
 from acp_tui.core.model.coalesce import Coalescer
 from acp_tui.core.model.entries import Entry, NoticeLevel, ToolCallEntry
 from acp_tui.core.model.events import Event
+from acp_tui.core.session_delete import SessionDelete
 from acp_tui.core.session_fork import SessionFork
 from acp_tui.core.session_history import SessionHistory
 from acp_tui.core.sessions import added_dirs
@@ -68,7 +71,9 @@ def load_connection_modules() -> None:
     importlib.import_module("acp_tui.core.sessions.session")
 
 
-class Host(CheckpointCommands, ShellCommands, SessionHistory, SessionFork):
+class Host(
+    CheckpointCommands, ShellCommands, SessionHistory, SessionFork, SessionDelete, AgentLogout
+):
     #: The front end runs an agent's ``terminal`` sign-in itself (the TUI does).
     terminal_auth = False
 

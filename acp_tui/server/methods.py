@@ -121,6 +121,7 @@ class Methods:
         self.table: dict[str, Method] = {
             "connection.open": self.connection_open,
             "connection.authenticate": self.connection_authenticate,
+            "connection.logout": self.connection_logout,
             "connection.close": self.connection_close,
             "connection.info": self.connection_info,
             "session.create": self.session_create,
@@ -130,6 +131,7 @@ class Methods:
             "session.cancel": self.session_cancel,
             "session.close": self.session_close,
             "session.fork": self.session_fork,
+            "session.delete": self.session_delete,
             "session.setMode": self.session_set_mode,
             "session.setConfigOption": self.session_set_config_option,
             "session.snapshot": self.session_snapshot,
@@ -167,6 +169,10 @@ class Methods:
 
     async def connection_authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
         await self.host.authenticate(_str(params, "connectionId"), _str(params, "methodId"))
+        return {}
+
+    async def connection_logout(self, params: dict[str, Any]) -> dict[str, Any]:
+        await self.host.logout(_str(params, "connectionId"))
         return {}
 
     async def connection_close(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -233,6 +239,10 @@ class Methods:
 
     async def session_fork(self, params: dict[str, Any]) -> dict[str, Any]:
         return _session_setup(await self.host.fork_session(_str(params, "sessionId")))
+
+    async def session_delete(self, params: dict[str, Any]) -> dict[str, Any]:
+        await self.host.delete_session(_str(params, "connectionId"), _str(params, "sessionId"))
+        return {}
 
     async def session_set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
         await self.host.set_mode(_str(params, "sessionId"), _str(params, "modeId"))

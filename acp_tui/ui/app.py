@@ -29,13 +29,7 @@ from textual.widgets import ContentSwitcher, TextArea
 
 from acp_tui.agents import presets
 from acp_tui.agents.config_notifications import NotificationSettings
-from acp_tui.core import (
-    EventChannel,
-    Host,
-    SessionView,
-    clean,
-    one_line,
-)
+from acp_tui.core import EventChannel, Host, SessionView, clean, one_line
 from acp_tui.ui.attention import Attention
 from acp_tui.ui.clipboard import copy_text
 from acp_tui.ui.event_pump import pump_events
@@ -47,6 +41,7 @@ from acp_tui.ui.host_link import HostLink
 from acp_tui.ui.local_commands import LocalCommands
 from acp_tui.ui.local_host import LocalHost
 from acp_tui.ui.log_source import LogSource
+from acp_tui.ui.logout_command import log_out
 from acp_tui.ui.mcp_command import show_mcp_servers
 from acp_tui.ui.pickers import SessionCommands, session_status
 from acp_tui.ui.render import ThemePalette
@@ -151,6 +146,9 @@ class AcpApp(TabWindow):
             export=self.action_export,
             mcp=lambda: show_mcp_servers(
                 self.tab.surface, self.tab.link, self.conversation.current
+            ),
+            logout=lambda: self.tab.surface.in_background(
+                log_out(self.tab.surface, self.tab.link, self.conversation), "logout"
             ),
             checkpoints=lambda command: self.tab.rewind.command(command),
             shell=self._run_shell,

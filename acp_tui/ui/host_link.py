@@ -86,6 +86,9 @@ class HostLink(Protocol):
 
     async def authenticate(self, connection_id: str, method_id: str) -> None: ...
 
+    async def logout(self, connection_id: str) -> None:
+        """``connection.logout`` (``unsupported`` unless the agent offers it)."""
+
     async def adopt(self, session_id: str) -> AgentInfo:
         """Follow a session the host already holds; its agent."""
         ...
@@ -109,6 +112,10 @@ class HostLink(Protocol):
 
     async def fork_session(self, session_id: str) -> str:
         """``session.fork``: the new session's id."""
+
+    async def delete_session(self, connection_id: str, session_id: str) -> None:
+        """``session.delete``: a session as ``list_sessions`` named it (the
+        agent's, or a transcript only)."""
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
         """``session.snapshot`` (with the session's ``cwd``)."""

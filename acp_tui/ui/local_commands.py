@@ -1,6 +1,6 @@
 """acp-tui's own commands on the prompt, never sent to the agent: ``/export``,
-``/mcp``, ``/changes``, ``/rewind``, ``/new``, ``/resume``, ``/fork``, ``/close``, and
-``!`` shell lines. One list for slash
+``/mcp``, ``/logout``, ``/changes``, ``/rewind``, ``/new``, ``/resume``, ``/fork``,
+``/close``, and ``!`` shell lines. One list for slash
 completion (beside the agent's commands) and one dispatch for a submitted line.
 """
 
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acp_tui.ui.export_command import EXPORT_COMMAND, parse_local_command
+from acp_tui.ui.logout_command import LOGOUT_COMMAND, is_logout_command
 from acp_tui.ui.mcp_command import MCP_COMMAND, is_mcp_command
 from acp_tui.ui.rewind_flow import CHECKPOINT_COMMANDS, parse_checkpoint_command
 from acp_tui.ui.shell_flow import shell_command
@@ -20,6 +21,7 @@ from acp_tui.ui.tab_commands import TAB_COMMANDS, parse_tab_command
 LOCAL_COMMANDS: list[dict[str, Any]] = [
     EXPORT_COMMAND,
     MCP_COMMAND,
+    LOGOUT_COMMAND,
     *CHECKPOINT_COMMANDS,
     *TAB_COMMANDS,
 ]
@@ -34,6 +36,7 @@ def with_local(commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class LocalCommands:
     export: Callable[[str], None]
     mcp: Callable[[], None]
+    logout: Callable[[], None]
     checkpoints: Callable[[str], None]
     shell: Callable[[str], None]
     new_tab: Callable[[str], None]
@@ -49,6 +52,9 @@ class LocalCommands:
             return True
         if is_mcp_command(text):
             self.mcp()
+            return True
+        if is_logout_command(text):
+            self.logout()
             return True
         command = parse_checkpoint_command(text)
         if command is not None:

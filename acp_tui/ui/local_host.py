@@ -73,6 +73,9 @@ class LocalHost:
     async def authenticate(self, connection_id: str, method_id: str) -> None:
         await self.host.authenticate(connection_id, method_id)
 
+    async def logout(self, connection_id: str) -> None:
+        await self.host.logout(connection_id)
+
     # -- sessions -----------------------------------------------------------------
 
     async def create_session(self, connection_id: str, cwd: Path) -> str:
@@ -99,6 +102,9 @@ class LocalHost:
 
     async def fork_session(self, session_id: str) -> str:
         return (await self.host.fork_session(session_id)).session_id
+
+    async def delete_session(self, connection_id: str, session_id: str) -> None:
+        await self.host.delete_session(connection_id, session_id)
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
         return self.host.snapshot(session_id)

@@ -342,6 +342,9 @@ class RemoteHost:
             "connection.authenticate", {"connectionId": connection_id, "methodId": method_id}
         )
 
+    async def logout(self, connection_id: str) -> None:
+        await self._call("connection.logout", {"connectionId": connection_id})
+
     # -- sessions -------------------------------------------------------------------
 
     def _session_params(self, cwd: Path) -> dict[str, Any]:
@@ -392,6 +395,9 @@ class RemoteHost:
         forked = str((await self._call("session.fork", {"sessionId": session_id}))["sessionId"])
         await self._follow(forked)
         return forked
+
+    async def delete_session(self, connection_id: str, session_id: str) -> None:
+        await self._call("session.delete", {"connectionId": connection_id, "sessionId": session_id})
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
         mirror = self._mirrors.get(session_id)

@@ -4,6 +4,11 @@ With an agent that can load sessions (``loadSession``), the chosen session
 is loaded with ``session/load`` and the agent replays its history into the
 log. With one that cannot, the transcript kept in the local history is shown
 (read-only, above a notice) and a new session starts under it.
+
+In the picker, Ctrl+D deletes the highlighted session once confirmed: an
+agent's session with ``session/delete`` (where the agent offers it; else a
+warning says it cannot), a transcript only from the local history; the list
+is then read again without it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from acp_tui.core import AgentSpec, Entry, HostError, NoticeEntry, entry_from_wire, readable_title
+from acp_tui.core import (
+    AgentSpec,
+    Entry,
+    HostError,
+    NoticeEntry,
+    can_delete,
+    entry_from_wire,
+    readable_title,
+)
 from acp_tui.ui.conversation import Conversation
 from acp_tui.ui.host_link import AgentInfo, HostLink
 from acp_tui.ui.screens.choice import Choice, ChoiceScreen
@@ -91,7 +104,7 @@ class ResumeFlow:
         except HostError as exc:
             self.surface.toast(f"Cannot list earlier sessions: {exc.message}", severity="warning")
             sessions = []
-        chosen = await self._choose(sessions)
+        chosen = await self._choose(sessions, agent)
         if chosen is None:
             return None
         if agent.can_load:
@@ -103,7 +116,7 @@ class ResumeFlow:
         self._show_transcript(chosen)
         return None
 
-    async def _choose(self, sessions: list[dict[str, Any]]) -> str | None:
+    async def _choose(self, sessions: list[dict[str, Any]], agent: AgentInfo) -> str | None:
         if self.target == LATEST:
             if not sessions:
                 self.surface.toast("No earlier session in this directory; starting a new one")
@@ -115,8 +128,43 @@ class ResumeFlow:
             self.surface.toast("No earlier session in this directory; starting a new one")
             return None
         choices = session_choices(sessions, dt.datetime.now(dt.UTC))
-        chosen = await self.surface.ask(ChoiceScreen("Resume a session", choices))
+
+        async def delete(session_id: str) -> list[Choice] | None:
+            return await self._delete(agent, sessions, session_id)
+
+        picker = ChoiceScreen("Resume a session", choices, delete=delete)
+        chosen = await self.surface.ask(picker)
         return chosen if isinstance(chosen, str) else None
+
+    async def _delete(
+        self, agent: AgentInfo, sessions: list[dict[str, Any]], session_id: str
+    ) -> list[Choice] | None:
+        """Delete one of ``sessions`` once the user confirms; the choices left
+        (``sessions`` is read again), or None when nothing was deleted."""
+        info = next((s for s in sessions if str(s["sessionId"]) == session_id), None)
+        if info is None:
+            return None
+        if info.get("source") == "agent" and not can_delete(agent.capabilities):
+            self.surface.toast(
+                f"{agent.name} cannot delete its sessions", severity="warning", timeout=6
+            )
+            return None
+        now = dt.datetime.now(dt.UTC)
+        label = session_choices([info], now)[0].label
+        confirm = [Choice("delete", "Delete"), Choice("keep", "Keep")]
+        if await self.surface.ask(ChoiceScreen(f"Delete session {label}?", confirm)) != "delete":
+            return None
+        try:
+            await self.link.delete_session(agent.connection_id, session_id)
+        except HostError as exc:
+            self.surface.toast(f"Could not delete: {exc.message}", severity="error", timeout=8)
+            return None
+        try:
+            sessions[:] = await self.link.list_sessions(agent.connection_id, self.cwd)
+        except HostError:
+            sessions.remove(info)
+        self.surface.toast(f"Deleted {label}", timeout=3)
+        return session_choices(sessions, now)
 
     def _show_transcript(self, session_id: str) -> None:
         """The locally kept transcript, read-only, above the new session."""

@@ -99,7 +99,11 @@ resume is counted in the env file ACP_FAKE_COUNT_FILE. ACP_FAKE_CLOSE=1 offers
 and it cancels the session's running prompt. Every turn reports
 usage (non-zero). ACP_FAKE_ADD_DIRS=1 advertises
 ``sessionCapabilities.additionalDirectories``. ACP_FAKE_FORK=1 offers
-``session/fork``: the fork has heard what its parent heard.
+``session/fork``: the fork has heard what its parent heard. ACP_FAKE_DELETE=1
+offers ``session/delete`` (the session is forgotten: no longer listed) and
+ACP_FAKE_LOGOUT=1 ``logout`` (with the two auth methods of ACP_FAKE_REQUIRE_AUTH:
+after it, session/new and prompts answer auth_required until ``authenticate``
+with "token"); both are written to ACP_FAKE_COUNT_FILE (scripted/accounts.py).
 """
 
 from __future__ import annotations
@@ -121,6 +125,7 @@ if __package__ in (None, ""):  # run as a script: the commands are in tests/agen
 
 import acp
 from acp.schema import (
+    AgentAuthCapabilities,
     AgentCapabilities,
     AuthenticateResponse,
     AuthMethodAgent,
@@ -130,6 +135,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    LogoutCapabilities,
     McpCapabilities,
     NewSessionResponse,
     PromptResponse,
@@ -139,6 +145,7 @@ from acp.schema import (
     SessionCloseCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionDeleteCapabilities,
     SessionForkCapabilities,
     SessionInfo,
     SessionListCapabilities,
@@ -153,6 +160,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from tests.agents.scripted.accounts import AccountCommands, route_accounts
 from tests.agents.scripted.base import chunk
 from tests.agents.scripted.cancels import CancelCommands
 from tests.agents.scripted.client_calls import ClientCallCommands
@@ -176,6 +184,7 @@ class ScriptedAgent(
     ProcessCommands,
     FileCommands,
     SubagentCommands,
+    AccountCommands,
 ):
     """The session lifecycle; each prompt runs the ``do_<command>`` its first word names."""
 
@@ -225,10 +234,12 @@ class ScriptedAgent(
                 f.write("initialize\n")
         reopen = os.environ.get("ACP_FAKE_REOPEN") == "1"
         mcp = os.environ.get("ACP_FAKE_MCP", "").split(",")
+        logout = os.environ.get("ACP_FAKE_LOGOUT") == "1"
         return InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=bool(self.state_dir),
+                auth=AgentAuthCapabilities(logout=LogoutCapabilities() if logout else None),
                 mcp_capabilities=McpCapabilities(http="http" in mcp, sse="sse" in mcp),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities()
@@ -241,6 +252,9 @@ class ScriptedAgent(
                     fork=SessionForkCapabilities()
                     if os.environ.get("ACP_FAKE_FORK") == "1"
                     else None,
+                    delete=SessionDeleteCapabilities()
+                    if os.environ.get("ACP_FAKE_DELETE") == "1"
+                    else None,
                     additional_directories=SessionAdditionalDirectoriesCapabilities()
                     if os.environ.get("ACP_FAKE_ADD_DIRS") == "1"
                     else None,
@@ -248,7 +262,7 @@ class ScriptedAgent(
             ),
             agent_info=Implementation(name="scripted", version="1"),
             auth_methods=AUTH_METHODS
-            if self.require_auth or os.environ.get("ACP_FAKE_PROMPT_AUTH") == "1"
+            if self.require_auth or logout or os.environ.get("ACP_FAKE_PROMPT_AUTH") == "1"
             else self._terminal_login(kwargs),
         )
 
@@ -278,7 +292,7 @@ class ScriptedAgent(
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         await self._maybe_hang("session/new")
-        if self.require_auth and not self.authenticated:
+        if (self.require_auth or self.logged_out) and not self.authenticated:
             raise acp.RequestError.auth_required()
         login = getattr(self, "login_file", None)
         if login and not os.path.exists(login):
@@ -434,8 +448,9 @@ class ScriptedAgent(
         return ResumeSessionResponse(config_options=self.config_options(), modes=self.modes())
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
-        if os.environ.get("ACP_FAKE_PROMPT_AUTH") == "1" and not self.authenticated:
-            raise acp.RequestError.auth_required()  # (session/new needs no sign-in)
+        prompt_auth = os.environ.get("ACP_FAKE_PROMPT_AUTH") == "1"
+        if (prompt_auth or self.logged_out) and not self.authenticated:
+            raise acp.RequestError.auth_required()
         if not self.lag:
             return await self._prompt(session_id, prompt)
         zero = Usage(total_tokens=0, input_tokens=0, output_tokens=0)
@@ -496,6 +511,7 @@ def main() -> None:
         name = sys.stdin.readline().strip()
         Path(os.environ["ACP_FAKE_TERMINAL_LOGIN"]).write_text(name)
         return
+    route_accounts()  # session/delete and logout, which the SDK does not route
     asyncio.run(acp.run_agent(ScriptedAgent(), use_unstable_protocol=True))  # type: ignore[arg-type]
 
 

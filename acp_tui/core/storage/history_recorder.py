@@ -239,6 +239,10 @@ class Recordings:
         """The file session ``session_id``'s transcript is kept in (None: not kept)."""
         return self._paths.get(session_id)
 
+    def writes_to(self, path: Path) -> bool:
+        """Whether an open session's transcript is being kept in ``path``."""
+        return any(recorder.path == path for recorder in self._recorders.values())
+
 
 def _record_line(record: dict[str, Any]) -> bytes:
     """One record as a line; what cannot be written (a lone surrogate that

@@ -210,10 +210,35 @@ class HistoryStore:
     def read(self, key: str) -> Transcript:
         """A stored transcript by its key (as listed) or its agent session id;
         KeyError when there is none."""
+        path = self.find(key)
+        if path is None:
+            raise KeyError(key)
+        return read_transcript(path)
+
+    def find(self, key: str) -> Path | None:
+        """The file of a stored transcript by its key (as listed) or its
+        agent session id (None: none is kept)."""
+        if "/" in key:
+            return None
         for path in (self.root / f"{key}.jsonl", self.path_for(key)):
-            if "/" not in key and path.is_file():
-                return read_transcript(path)
-        raise KeyError(key)
+            if path.is_file():
+                return path
+        return None
+
+    def is_key(self, key: str) -> bool:
+        """Whether ``key`` is a stored transcript's own key (what a ``source:
+        local`` listing names it by), not an agent's session id."""
+        return "/" not in key and (self.root / f"{key}.jsonl").is_file()
+
+    def remove(self, key: str) -> bool:
+        """Forget a stored transcript (by its key or its agent session id);
+        True when there was one."""
+        path = self.find(key)
+        if path is None:
+            return False
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return True
 
 
 def read_transcript(path: Path) -> Transcript:

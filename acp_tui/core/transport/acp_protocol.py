@@ -20,11 +20,13 @@ from acp_tui.core.errors import HostError
 # -- methods the agent implements (we call them) ---------------------------------
 INITIALIZE = AGENT_METHODS["initialize"]
 AUTHENTICATE = AGENT_METHODS["authenticate"]
+LOGOUT = AGENT_METHODS["logout"]
 SESSION_NEW = AGENT_METHODS["session_new"]
 SESSION_LOAD = AGENT_METHODS["session_load"]
 SESSION_RESUME = AGENT_METHODS["session_resume"]
 SESSION_CLOSE = AGENT_METHODS["session_close"]
 SESSION_FORK = AGENT_METHODS["session_fork"]
+SESSION_DELETE = AGENT_METHODS["session_delete"]
 SESSION_LIST = AGENT_METHODS["session_list"]
 SESSION_PROMPT = AGENT_METHODS["session_prompt"]
 SESSION_CANCEL = AGENT_METHODS["session_cancel"]

@@ -6,11 +6,15 @@ when the user presses Esc. Keys: Up/Down (or k/j) move, Enter chooses, a
 digit ``1``-``9`` chooses at once, a click chooses. The current value is
 marked and highlighted when the picker opens. Textual gives focus back to the
 widget underneath (the prompt) when the screen is dismissed.
+
+With ``delete`` (the resume picker's), Ctrl+D (or Delete) hands the
+highlighted choice's value to it; it asks and deletes, and the picker then
+shows the choices it answers (closing when none is left; None: nothing changed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -24,7 +28,7 @@ from textual.widgets.option_list import Option
 
 from acp_tui.core import one_line
 
-__all__ = ["Choice", "ChoiceScreen"]
+__all__ = ["Choice", "ChoiceScreen", "Deleter"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,10 @@ class Choice:
     value: str
     label: str
     description: str = ""
+
+
+#: Deletes the choice of this value (after asking): the choices left, or None.
+Deleter = Callable[[str], Awaitable["list[Choice] | None"]]
 
 
 class ChoiceScreen(ModalScreen[str | None]):
@@ -70,13 +78,23 @@ class ChoiceScreen(ModalScreen[str | None]):
         Binding("j", "move(1)", show=False),
         Binding("k", "move(-1)", show=False),
         *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
+        Binding("ctrl+d", "delete", show=False),
+        Binding("delete", "delete", show=False),
     ]
 
-    def __init__(self, title: str, choices: list[Choice], current: str | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        choices: list[Choice],
+        current: str | None = None,
+        *,
+        delete: Deleter | None = None,
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.choices = choices
         self.current = current
+        self.deleter = delete
 
     def _options(self) -> Iterator[Option]:
         for n, choice in enumerate(self.choices, 1):
@@ -92,7 +110,10 @@ class ChoiceScreen(ModalScreen[str | None]):
         with Vertical(id="choice-dialog"):
             yield Static(one_line(self.title_text), id="choice-title", markup=False)
             yield OptionList(*self._options())
-            yield Static("↑↓ move · Enter choose · 1-9 pick · Esc close", id="choice-help")
+            keys = "↑↓ move · Enter choose · 1-9 pick"
+            if self.deleter is not None:
+                keys = "↑↓ · Enter choose · 1-9 pick · Ctrl+D delete"
+            yield Static(f"{keys} · Esc close", id="choice-help")
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)
@@ -117,3 +138,26 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.deleter is not None if action == "delete" else True
+
+    def action_delete(self) -> None:
+        index = self.query_one(OptionList).highlighted
+        if self.deleter is not None and index is not None and 0 <= index < len(self.choices):
+            work = self._delete(self.deleter, self.choices[index].value, index)
+            self.run_worker(work, group="delete", exclusive=True, exit_on_error=False)
+
+    async def _delete(self, delete: Deleter, value: str, index: int) -> None:
+        left = await delete(value)
+        if left is None:
+            return
+        if not left:
+            self.dismiss(None)
+            return
+        self.choices = left
+        option_list = self.query_one(OptionList)
+        option_list.clear_options()
+        option_list.add_options(list(self._options()))
+        option_list.highlighted = min(index, len(left) - 1)
+        option_list.focus()
