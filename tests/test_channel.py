@@ -167,3 +167,34 @@ async def test_queued_text_is_bounded_whatever_the_event_count() -> None:
     assert not waiter.done()
     await channel.get()
     await asyncio.wait_for(waiter, 1)
+
+
+def test_a_surface_channel_lags_and_says_where_each_session_stopped() -> None:
+    from acp_tui.core.model.surface_channel import SurfaceChannel
+
+    channel = SurfaceChannel(capacity=8, text_budget=1000)
+    channel.follow("s1", 0)
+    channel.offer(Event("status-changed", {"status": "running"}, "s1", 1))
+    taken = channel.get_nowait()
+    assert taken is not None and taken.cursor == 1
+    for cursor in range(2, 12):  # structural events: never merged
+        channel.offer(Event("plan-updated", {"entries": []}, "s1", cursor))
+    channel.offer(Event("plan-updated", {"entries": []}, "s2", 1))  # not followed: not taken
+    left = list(iter(channel.get_nowait, None))
+    assert [e.type for e in left] == ["resync"], "what it held of s1 was dropped"
+    assert left[0].data == {"sessionId": "s1", "afterCursor": 1, "reason": "lagged"}
+    assert "s1" not in channel.sessions, "no event of s1 after the gap"
+    channel.offer(Event("plan-updated", {"entries": []}, "s1", 12))
+    assert channel.get_nowait() is None
+
+
+def test_a_replay_bigger_than_half_a_surface_channel_is_a_snapshot_instead() -> None:
+    from acp_tui.core.model.surface_channel import SurfaceChannel
+
+    channel = SurfaceChannel(capacity=8, text_budget=1000)
+    small = [Event("plan-updated", {}, "s1", n) for n in range(1, 4)]
+    assert not channel.too_much(small)
+    assert channel.too_much([*small, *small])
+    wordy = Event("entry-updated", {"index": 0, "patch": {}}, "s1", 1)
+    wordy.text_size = 600
+    assert channel.too_much([wordy])

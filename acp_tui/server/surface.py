@@ -102,7 +102,7 @@ class SurfaceServer(HeadlessServer):
                     "invalid_params", f"afterCursor {after} is past the session's {session.cursor}"
                 )
             events = self.background.retained.after(session_id, after)
-            if events is not None:
+            if events is not None and not channel.too_much(events):
                 channel.replay(events)
                 channel.follow(session_id, session.cursor)
                 return {"cursor": session.cursor, "replayed": len(events)}

@@ -70,6 +70,13 @@ class SurfaceChannel(EventChannel):
         if self.over_limit():
             self._lag()
 
+    def too_much(self, events: list[Event]) -> bool:
+        """Whether replaying ``events`` would put the surface past half its
+        limits (it would lag at once, and again after each resync): a
+        snapshot is the cheaper way to catch up then."""
+        text = sum(event.text_size for event in events)
+        return len(events) > self.capacity // 2 or text > self.text_budget // 2
+
     def replay(self, events: list[Event]) -> None:
         """Queue retained events for a session being attached (never merged)."""
         for event in events:
