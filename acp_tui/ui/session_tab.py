@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from textual.containers import Vertical
 
-from acp_tui.core import Event, UserEntry, one_line
+from acp_tui.core import Event, HostError, UserEntry, one_line
 from acp_tui.ui.agent_start import AgentStart
 from acp_tui.ui.conversation import Conversation
 from acp_tui.ui.elicitation_flow import ElicitationFlow
@@ -187,7 +187,10 @@ class SessionTab:
         if view is not None:
             for request_id in list(view.permissions):
                 self.permissions.requested(view, request_id)
-            questions = self.link.snapshot(view.session_id).get("elicitations") or []
+            try:
+                questions = self.link.snapshot(view.session_id).get("elicitations") or []
+            except HostError:  # (gone meanwhile)
+                questions = []
             for question in questions:
                 if isinstance(question, dict):
                     event = Event("elicitation-requested", dict(question), view.session_id)
