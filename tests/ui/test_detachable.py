@@ -196,3 +196,27 @@ async def test_a_window_holds_sessions_of_this_process_and_of_the_background_hos
         await until(pilot, lambda: not app.is_running)
     listed = (await client.result("host.sessions"))["sessions"]
     assert [s["sessionId"] for s in listed] == [second.session_id]
+
+
+async def test_a_question_asked_while_detached_opens_when_a_window_attaches(
+    background: HostProcess, tmp_path: Path
+) -> None:
+    from acp_tui.ui.screens.elicitation import ElicitationFormScreen
+    from tests.fake_agents import AGENTS, agent_params
+
+    background.start()
+    client = await background.client()
+    agent = agent_params(AGENTS / "elicitation_agent.py")
+    opened = await client.result("connection.open", {"agent": agent, "cwd": str(tmp_path)})
+    created = await client.result(
+        "session.create", {"connectionId": opened["connectionId"], "cwd": str(tmp_path)}
+    )
+    session_id = created["sessionId"]
+    client.send("session.prompt", {"sessionId": session_id, "text": "form"})
+    await client.wait_event(lambda e: e["type"] == "elicitation-requested")
+    await client.drop()  # nobody attached: the question waits
+
+    app = remote_app(background, tmp_path, attach=session_id)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: isinstance(app.screen, ElicitationFormScreen))
