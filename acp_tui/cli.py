@@ -9,6 +9,8 @@ acp-tui -- COMMAND ARGS...      any ACP agent
 acp-tui --list-agents [QUERY]   every agent, installed or not, and how to get it
 acp-tui --headless --stdio [AGENT | -- COMMAND ARGS...]
                                 the host core as NDJSON (acp-host-jsonl-v1)
+acp-tui AGENT --detachable      the sessions in the background host (they outlive the terminal)
+acp-tui ls | attach [ID] | host [--stop]   the background host (acp_tui/host_cli.py)
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-tui",
         description="A terminal client for ACP coding agents.",
-        epilog="Run any ACP agent with: acp-tui [options] -- COMMAND ARGS...",
+        epilog="Run any ACP agent with: acp-tui [options] -- COMMAND ARGS...  The background"
+        " host: acp-tui ls [--json], acp-tui attach [ID], acp-tui host [--stop].",
     )
     parser.add_argument(
         "agent",
