@@ -88,10 +88,12 @@ class SurfaceServer(HeadlessServer):
 
     # -- attach ------------------------------------------------------------------
 
-    def attach(self, session_id: str, after: int | None) -> dict[str, Any]:
+    def attach(self, session_id: str, after: int | None, *, whole: bool = False) -> dict[str, Any]:
         """Follow ``session_id``: the events after ``after`` (a replay from the
         retained log), or a snapshot when there is no cursor or it is too old.
-        Synchronous, so no event falls between what is sent and what follows."""
+        Synchronous, so no event falls between what is sent and what follows.
+        ``whole``: replay whatever its size (a session this surface just made:
+        it was promised every event from the first)."""
         session = self.host.session(session_id)
         channel = self.surface_channel
         if session_id in channel.sessions:
@@ -102,7 +104,7 @@ class SurfaceServer(HeadlessServer):
                     "invalid_params", f"afterCursor {after} is past the session's {session.cursor}"
                 )
             events = self.background.retained.after(session_id, after)
-            if events is not None and not channel.too_much(events):
+            if events is not None and (whole or not channel.too_much(events)):
                 channel.replay(events)
                 channel.follow(session_id, session.cursor)
                 return {"cursor": session.cursor, "replayed": len(events)}
@@ -139,7 +141,7 @@ class SurfaceServer(HeadlessServer):
             result = await method(params)
             session_id = result.get("sessionId")
             if isinstance(session_id, str) and session_id not in self.sessions:
-                self.attach(session_id, 0)
+                self.attach(session_id, 0, whole=True)
             return result
 
         return follow
