@@ -202,10 +202,9 @@ class AcpApp(TabWindow):
     def link_for(self, detach: bool) -> HostLink:
         """The link a new tab's session goes through: the background host's
         when ``detach`` (made at the first such tab), else this window's."""
-        if detach == self.link.detachable or (detach and self._background is None):
+        if detach == self.link.detachable or self._background is None:
             return self.link
         if self._other is None:
-            assert self._background is not None
             other = self._background()
             channel = other.attach(EVENTS_QUEUED, TEXT_QUEUED)
             self._other = (other, channel)

@@ -90,6 +90,8 @@ class RemoteHost:
         self._answers: dict[int, tuple[asyncio.Future[dict[str, Any]], OnAnswer | None]] = {}
         self._next_id = 1
         self._agents: dict[str, AgentInfo] = {}
+        #: Each session's connection (its agent's prompt capabilities).
+        self._connection_of: dict[str, str] = {}
         self._stderr: dict[str, str] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._history_root: Path | None = None
@@ -331,6 +333,7 @@ class RemoteHost:
         agent = self._agent(
             await self._call("connection.info", {"connectionId": found["connectionId"]})
         )
+        self._connection_of[session_id] = agent.connection_id
         await self._follow(session_id)
         return agent
 
@@ -360,6 +363,7 @@ class RemoteHost:
     async def create_session(self, connection_id: str, cwd: Path) -> str:
         params = {"connectionId": connection_id, **self._session_params(cwd)}
         session_id = str((await self._call("session.create", params))["sessionId"])
+        self._connection_of[session_id] = connection_id
         await self._follow(session_id)
         return session_id
 
@@ -371,6 +375,7 @@ class RemoteHost:
         params = {"connectionId": connection_id, "sessionId": session_id}
         loaded = await self._call("session.load", {**params, **self._session_params(cwd)})
         new_id = str(loaded["sessionId"])
+        self._connection_of[new_id] = connection_id
         await self._follow(new_id)
         return new_id
 
@@ -380,6 +385,7 @@ class RemoteHost:
         if not isinstance(revived, dict):
             return None
         session_id = str(revived["sessionId"])
+        self._connection_of[session_id] = connection_id
         await self._follow(session_id)
         return session_id, "resumed" if revived.get("how") == "resumed" else "loaded"
 
@@ -393,6 +399,8 @@ class RemoteHost:
 
     async def fork_session(self, session_id: str) -> str:
         forked = str((await self._call("session.fork", {"sessionId": session_id}))["sessionId"])
+        if session_id in self._connection_of:  # (a fork runs on its parent's connection)
+            self._connection_of[forked] = self._connection_of[session_id]
         await self._follow(forked)
         return forked
 
@@ -424,7 +432,7 @@ class RemoteHost:
         self, session_id: str, text: str, images: Mapping[str, Path]
     ) -> tuple[list[dict[str, Any]], list[str]]:
         # The files are this machine's and this user's: read here, as the host would.
-        agent = next(iter(self._agents.values()), None)
+        agent = self._agents.get(self._connection_of.get(session_id, ""))
         capabilities = (
             agent.prompt_capabilities if agent else PromptCapabilities.from_init_result(None)
         )
