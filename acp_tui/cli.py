@@ -15,19 +15,20 @@ acp-tui ls | attach [ID] | host [--stop]   the background host (acp_tui/host_cli
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui import ACP_HOST_VERSION, __version__
-from acp_tui.agents import presets
 
-# Everything past the parser is imported where it is used: --version and
-# --help import nothing else, --list-agents no Textual and no SDK
-# (tests/test_start_imports.py), and the TUI paints before it loads the SDK.
+# Everything is imported where it is used: --version imports nothing else (it
+# answers in about twice the time of `python -c pass`, bench/startup.py),
+# --help and --list-agents no Textual and no SDK (tests/test_start_imports.py),
+# and the TUI paints before it loads the SDK.
 if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
     from acp_tui.agents.config import Config
     from acp_tui.agents.registry import Registry
     from acp_tui.core import AgentSpec, CheckpointSettings, HistoryStore, Timeouts
@@ -41,6 +42,10 @@ RESUME_LATEST = "latest"
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from acp_tui.agents import presets
+
     parser = argparse.ArgumentParser(
         prog="acp-tui",
         description="A terminal client for ACP coding agents.",
@@ -139,6 +144,7 @@ def _load_config() -> Config:
 def _unknown_agent(name: str, config: Config, registry: Registry) -> str:
     import difflib
 
+    from acp_tui.agents import presets
     from acp_tui.agents.config import config_path, display_path
 
     custom = [n for n in config.agents if n not in presets.PRESETS]
@@ -157,7 +163,7 @@ def _unknown_agent(name: str, config: Config, registry: Registry) -> str:
 
 def _resolve_named(name: str, config: Config, registry: Registry, *, can_ask: bool) -> AgentSpec:
     """``acp-tui NAME``: a config agent, a preset, or a registry agent (in that order)."""
-    from acp_tui.agents import registry_consent
+    from acp_tui.agents import presets, registry_consent
     from acp_tui.agents.config import config_path, resolve
 
     if name in config.names():
@@ -189,6 +195,9 @@ def _fail(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     own, command = _split_command(list(sys.argv[1:] if argv is None else argv))
+    if own == ["--version"] and command is None:
+        print(f"acp-tui {__version__} ({ACP_HOST_VERSION})")
+        return 0
     if own and own[0] in HOST_COMMANDS and command is None:
         from acp_tui import host_cli
 
@@ -198,6 +207,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.version:
         print(f"acp-tui {__version__} ({ACP_HOST_VERSION})")
         return 0
+    if not args.headless and not args.stdio and not args.connect and args.list_agents is None:
+        import gc
+
+        # Starting the TUI makes ~50,000 objects that live as long as it
+        # does; collecting among them is a tenth of the time to the first
+        # frame. The app freezes them and collects again once it has painted.
+        gc.disable()
+    from pathlib import Path
+
     config = _load_config()
     # The registry is for naming and listing agents.
     from acp_tui.agents.registry import load_registry
@@ -251,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
             return _fail(f"acp-tui: --add-dir is not a directory: {root}")
     add_dirs = [*config.add_dirs, *(Path(root).expanduser().resolve() for root in args.add_dir)]
 
+    from acp_tui.agents import presets
     from acp_tui.agents.config import resolve
     from acp_tui.agents.host_setup import history_store
     from acp_tui.core import default_spill_root, prune_spill

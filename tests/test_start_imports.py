@@ -67,8 +67,14 @@ def test_command_line_answers_load_no_ui_and_no_sdk(args: list[str], shows: str)
     assert loaded == [], f"acp-tui {' '.join(args)} imported {loaded}"
 
 
-def test_version_imports_no_more_than_the_parser_needs() -> None:
-    ours = sorted(n for n in imported(["--version"]) if n.startswith("acp_tui"))
+def test_version_imports_nothing_but_the_command() -> None:
+    names = imported(["--version"])
+    assert sorted(n for n in names if n.startswith("acp_tui")) == ["acp_tui", "acp_tui.cli"]
+    assert "argparse" not in names  # (it is not even parsed: the answer is known)
+
+
+def test_help_imports_no_more_than_the_parser_needs() -> None:
+    ours = sorted(n for n in imported(["--help"]) if n.startswith("acp_tui"))
     assert ours == ["acp_tui", "acp_tui.agents", "acp_tui.agents.presets", "acp_tui.cli"]
 
 

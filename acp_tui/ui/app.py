@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -50,7 +51,7 @@ from acp_tui.ui.session_tab import SessionTab
 from acp_tui.ui.tab_window import TAB_ACTIONS, TabWindow
 from acp_tui.ui.tabs import Tabs
 from acp_tui.ui.terminal_driver import SafeLinuxDriver
-from acp_tui.ui.themes import DEFAULT_THEME, keep_picked_themes, register_themes
+from acp_tui.ui.themes import keep_picked_themes, start_theme
 from acp_tui.ui.widgets.entry_log import EntryLog
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -164,7 +165,8 @@ class AcpApp(TabWindow):
             queued=self._queued_in,
             settings=notifications,
         )
-        self._requested_theme = theme
+        #: A theme the user asked for that does not exist (shown once mounted).
+        self._theme_warning = start_theme(self, theme)
         # What the screen is behind by is bounded: past it the core stops
         # reading the agent, rather than parsing a whole flood ahead of the screen.
         self._channel: EventChannel = link.attach(EVENTS_QUEUED, TEXT_QUEUED)
@@ -302,16 +304,9 @@ class AcpApp(TabWindow):
         return self.tab.queue
 
     def on_mount(self) -> None:
-        names = register_themes(self)
-        wanted = self._requested_theme or DEFAULT_THEME
-        if wanted not in self.available_themes:
-            self.notify(
-                f"Unknown theme {wanted!r}; themes: {', '.join(sorted(self.available_themes))}",
-                severity="warning",
-            )
-            wanted = DEFAULT_THEME if DEFAULT_THEME in names else "textual-dark"
-        self.theme = wanted
-        keep_picked_themes(self, wanted)
+        if self._theme_warning:
+            self.notify(self._theme_warning, severity="warning")
+        keep_picked_themes(self, self.theme)
         self.prompt.focus()
         self.prompt.set_queue_recall(lambda: self.turns.take_last())
         for text in self._startup_notices:
@@ -322,6 +317,9 @@ class AcpApp(TabWindow):
         self.refresh_status()
 
     def on_ready(self) -> None:
+        if not gc.isenabled():  # (off while the program started: cli.py)
+            gc.freeze()
+            gc.enable()
         self._painted.set()
 
     # -- the surface the flows use (ui/surface.py) ---------------------------------

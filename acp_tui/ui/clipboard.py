@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import pyperclip
 from textual.app import App
 
 
@@ -21,6 +20,8 @@ def over_ssh() -> bool:
 def copy_text(app: App[Any], text: str) -> str:
     """Copy ``text``; returns where it went, for the user's notification."""
     if not over_ssh():
+        import pyperclip  # (on the first copy: it loads ctypes, not needed to start)
+
         try:
             pyperclip.copy(text)
         except Exception:  # pyperclip.PyperclipException, or a broken helper tool

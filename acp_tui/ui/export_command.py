@@ -12,15 +12,8 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp_tui.core import (
-    ExportError,
-    SessionView,
-    default_export_name,
-    to_markdown,
-    write_markdown,
-)
-
 if TYPE_CHECKING:
+    from acp_tui.core import SessionView
     from acp_tui.ui.surface import Surface
 
 __all__ = ["EXPORT_COMMAND", "export_conversation", "parse_local_command"]
@@ -47,6 +40,9 @@ def export_conversation(
 ) -> Path | None:
     """Write ``session``'s conversation (as its view holds it) as Markdown;
     ``agent``: its ``agentInfo``, or its name."""
+    # (The exporter is loaded on the first /export, not before the first frame.)
+    from acp_tui.core import ExportError, default_export_name, to_markdown, write_markdown
+
     if session is None or not session.entries or session.cwd is None:
         surface.toast("Nothing to export yet", severity="warning", timeout=4)
         return None

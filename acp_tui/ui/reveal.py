@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from collections.abc import Callable
 
 REVEAL_FRACTION = 0.08
 FLUSH_BACKLOG = 256 * 1024
@@ -159,6 +160,17 @@ class RevealState:
             self._kept[chunk] = "".join([self._kept[chunk], *parts])
             parts.clear()
         return self._kept[chunk]
+
+    def follow(self, chunk: int, length: int, tail: Callable[[int], str]) -> None:
+        """The chunk's text is now ``length`` long; ``tail(n)`` reads it from
+        ``n`` on. Text that only grew (deltas) costs its new end, not its whole;
+        a shorter one is a new text (:meth:`set_target`)."""
+        self._open(chunk)
+        size = self._sizes[chunk]
+        if length > size:
+            self.extend(chunk, tail(size))
+        elif length < size:
+            self.set_target(chunk, tail(0))
 
     def set_target(self, chunk: int, text: str) -> None:
         """The chunk's full text is now ``text`` (AC-21's prefix rule)."""

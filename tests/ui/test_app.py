@@ -305,6 +305,56 @@ async def test_theme_switch_rerenders_with_new_colours(tmp_path: Path) -> None:
         assert "colours" in screen_text(app)
 
 
+async def test_the_theme_asked_for_is_the_first_frames(tmp_path: Path) -> None:
+    """The config's (or --theme's) theme is set before the CSS is first parsed:
+    the first frame has its colours and classes, and no theme change makes
+    Textual re-parse all the CSS (a tenth of the time to the first frame)."""
+    from textual.color import Color
+    from textual.css.stylesheet import Stylesheet
+
+    reparses: list[Stylesheet] = []
+    reparse = Stylesheet.reparse
+
+    def counted(sheet: Stylesheet) -> None:
+        reparses.append(sheet)
+        reparse(sheet)
+
+    app = make_app(agent_spec(), tmp_path, theme="acp-light")
+    Stylesheet.reparse = counted  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(pilot)
+            assert app.screen.styles.background == Color.parse("#fbfbf8")
+            assert {"-theme-acp-light", "-light-mode"} <= set(app.classes)
+            assert "-dark-mode" not in app.classes
+            assert not app.log_view.styles_for_render.dark
+            assert reparses == []
+            app.theme = "acp-dark"  # (a theme picked later still re-parses)
+            await pilot.pause()
+            assert len(reparses) == 1
+            assert app.screen.styles.background != Color.parse("#fbfbf8")
+    finally:
+        Stylesheet.reparse = reparse  # type: ignore[method-assign]
+
+
+async def test_collection_off_while_starting_is_back_on_once_painted(tmp_path: Path) -> None:
+    """cli.py turns the garbage collector off for the start (its objects live
+    as long as the app); the app freezes them and turns it back on when its
+    first frame is painted, so a long session is collected as usual."""
+    import gc
+
+    app = make_app(agent_spec(), tmp_path)
+    gc.disable()
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ready(pilot)
+            assert gc.isenabled()
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
 async def test_unknown_theme_falls_back_with_a_notice(tmp_path: Path) -> None:
     app = make_app(agent_spec(), tmp_path, theme="no-such-theme")
     async with app.run_test(size=(80, 24)) as pilot:

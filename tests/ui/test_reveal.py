@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acp_tui.core.model.entries import Chunk
 from acp_tui.ui.reveal import RevealState, is_boundary, reveal_count, safe_cut
 
 
@@ -119,3 +120,67 @@ def test_flush_shows_everything() -> None:
     state.set_target(0, "x" * 500)
     assert state.flush() is True
     assert state.done and state.flush() is False
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(
+    pieces=st.lists(st.text(min_size=0, max_size=40), min_size=1, max_size=700),
+    starts=st.lists(st.integers(min_value=-3, max_value=30_000), min_size=1, max_size=6),
+)
+def test_a_chunks_end_reads_as_its_whole_text(pieces: list[str], starts: list[int]) -> None:
+    """``Chunk.text_from(n)`` is ``text[n:]`` and ``length`` its length, however
+    the pieces were folded into blocks (FOLD) and whether or not it was read whole."""
+    chunk = Chunk("message", pieces[0], None)
+    whole = pieces[0]
+    for number, piece in enumerate(pieces[1:]):
+        chunk.append(piece)
+        whole += piece
+        if number % 300 == 299:
+            assert chunk.text == whole  # (folds the blocks into one)
+    assert chunk.length == len(whole)
+    for start in [*starts, len(whole) - 1, len(whole), 0]:
+        assert chunk.text_from(start) == whole[max(start, 0) :]
+
+
+def test_following_a_growing_chunk_reveals_what_it_grew_by() -> None:
+    chunk = Chunk("message", "Hello", None)
+    state = RevealState()
+    state.follow(0, chunk.length, chunk.text_from)
+    assert state.targets == [5] and state.revealed == [0]
+    state.flush()
+    chunk.append(", world")
+    state.follow(0, chunk.length, chunk.text_from)
+    assert state.targets == [12] and state.backlog == 7
+    state.follow(0, chunk.length, chunk.text_from)  # nothing new: nothing changes
+    assert state.backlog == 7
+    while state.step():
+        pass
+    assert state.revealed == [12]
+
+
+def test_following_a_shorter_text_replaces_it() -> None:
+    state = RevealState()
+    state.set_target(0, "a long first text")
+    state.follow(0, 3, lambda start: "new"[start:])
+    assert state.targets == [3] and state.done
+
+
+def test_a_reveal_that_caught_up_goes_on_from_what_it_showed() -> None:
+    """A stream that pauses long enough for its reveal to catch up (and end)
+    goes on from what the entry showed: never from nothing (which hid the
+    reply for a frame, then rendered all of it again)."""
+    from acp_tui.ui.widgets.log_reveal import LogReveal
+
+    chunk = Chunk("message", "x" * 5000, None)
+    log = LogReveal()
+    log.appended(3, [chunk.text], reveal=True)
+    while not log.step()[1]:  # until it ends (caught up)
+        pass
+    assert 3 not in log.reveals and log.shown(3) == {0: 5000}
+    chunk.append("y" * 10)
+    log.followed(3, [chunk])
+    assert log.shown(3) == {0: 5000}  # (the ten new characters come next frames)
+    assert log.reveals[3].backlog == 10
+    while not log.step()[1]:
+        pass
+    assert log.shown(3) == {0: 5010}

@@ -9,6 +9,7 @@ objects in their wire form: they are only ever shown or forwarded.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -38,7 +39,7 @@ class Chunk:
     whole text is joined only when someone reads it.
     """
 
-    __slots__ = ("_blocks", "_pending", "message_id", "type")
+    __slots__ = ("_blocks", "_length", "_pending", "message_id", "type")
 
     #: Pieces folded into one block at a time.
     FOLD = 256
@@ -48,8 +49,15 @@ class Chunk:
         self.message_id = message_id
         self._blocks: list[str] = []
         self._pending = [text]
+        self._length = len(text)
+
+    @property
+    def length(self) -> int:
+        """The text's length, known without joining it."""
+        return self._length
 
     def append(self, text: str) -> None:
+        self._length += len(text)
         pending = self._pending
         pending.append(text)
         if len(pending) >= self.FOLD:
@@ -67,6 +75,23 @@ class Chunk:
             blocks.clear()
             blocks.append(joined)
         return blocks[0] if blocks else ""
+
+    def text_from(self, start: int) -> str:
+        """The text from ``start`` on, joining none of what comes before it
+        (reading a long reply's new end costs the end's length, not the reply's)."""
+        wanted = self._length - max(start, 0)
+        if wanted <= 0:
+            return ""
+        if wanted == self._length:
+            return self.text
+        tail: list[str] = []
+        for part in itertools.chain(reversed(self._pending), reversed(self._blocks)):
+            if len(part) >= wanted:
+                tail.append(part[len(part) - wanted :])
+                break
+            tail.append(part)
+            wanted -= len(part)
+        return "".join(reversed(tail))
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "text": self.text, "messageId": self.message_id}

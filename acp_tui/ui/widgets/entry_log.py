@@ -474,19 +474,14 @@ class EntryLog(LogCursor, can_focus=True):
             self.entry_changed(index)
 
     def stream(self, index: int) -> None:
-        """Reveal entry ``index`` smoothly up to its text as it stands now
-        (no event to tell it: the text is read from the entry)."""
+        """Reveal entry ``index`` smoothly up to its text as it stands now in
+        the view (which only text deltas grow: what is new is its end)."""
         entry = self.source[index]
         if not isinstance(entry, AssistantEntry) or not self.following:
             self.entry_changed(index)
             return
         self._flush_others(index)
-        state = self.reveals.get(index)
-        if state is None:
-            state = self.reveals[index] = RevealState()
-        for number, chunk in enumerate(entry.chunks):
-            state.set_target(number, chunk.text)
-        self.reveal.handled[index] = state.targets
+        self.reveal.followed(index, entry.chunks)
         self._ticker.resume()
 
     def _flush_others(self, index: int) -> None:

@@ -12,8 +12,12 @@ step per animation frame.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from acp_tui.ui.reveal import RevealState
+
+if TYPE_CHECKING:
+    from acp_tui.core import Chunk
 
 
 class LogReveal:
@@ -52,6 +56,20 @@ class LogReveal:
         lengths[chunk] += len(text)
         if state is not None:
             state.extend(chunk, text)
+
+    def followed(self, index: int, chunks: Sequence[Chunk]) -> None:
+        """Entry ``index`` is now ``chunks``, grown by text deltas: what they
+        add is revealed. A reveal that had caught up (and ended) starts again
+        from what the entry showed, never from nothing: starting from nothing
+        would hide the reply for a frame, then draw it all again."""
+        state = self.reveals.get(index)
+        if state is None:
+            state = self.reveals[index] = RevealState()
+            for number, shown in enumerate(self.handled.get(index, ())):
+                state.seed(number, shown)
+        for number, chunk in enumerate(chunks):
+            state.follow(number, chunk.length, chunk.text_from)
+        self.handled[index] = state.targets
 
     def forget(self, index: int) -> None:
         """Entry ``index`` changed in a way no text event told (shown as the core has it)."""
