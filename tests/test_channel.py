@@ -102,6 +102,60 @@ async def test_wait_for_room_blocks_until_the_consumer_takes() -> None:
     await asyncio.wait_for(waiter, 1)
 
 
+async def test_a_held_channel_holds_the_producer_until_released() -> None:
+    """A consumer holds its channel while it is busy with something more
+    urgent (the TUI, a key on its way to the screen): the producer waits as
+    for a full channel, and goes on at the release."""
+    channel = EventChannel(capacity=10)
+    hub = EventHub()
+    hub.adopt(channel)
+    assert hub.has_room()
+    channel.hold(60)
+    assert not channel.has_room() and not hub.has_room()
+    waiter = asyncio.ensure_future(hub.wait_for_room())
+    await asyncio.sleep(0.02)
+    assert not waiter.done()
+    channel.offer(structural(1))  # publishing never blocks, held or not
+    assert len(channel) == 1
+    channel.release()
+    await asyncio.wait_for(waiter, 1)
+    assert channel.has_room()
+
+
+async def test_a_hold_runs_out_by_itself() -> None:
+    channel = EventChannel(capacity=10)
+    channel.hold(0.05)
+    assert not channel.has_room()
+    await asyncio.wait_for(channel.wait_for_room(), 1)  # (no release: it ran out)
+    assert channel.has_room()
+
+
+async def test_a_channel_drained_while_held_has_room_once_the_hold_ends() -> None:
+    """A hold is not fullness: a channel that was full, then drained while
+    held, lets the producer on when the hold runs out (nobody sets its room
+    again then)."""
+    channel = EventChannel(capacity=2)
+    channel.offer(structural(1))
+    channel.offer(structural(2))
+    channel.hold(0.05)
+    waiter = asyncio.ensure_future(channel.wait_for_room())
+    await channel.get()
+    await channel.get()
+    await asyncio.sleep(0.01)
+    assert not waiter.done()  # drained, but still held
+    await asyncio.wait_for(waiter, 1)
+
+
+async def test_a_closed_channel_never_holds_anyone() -> None:
+    channel = EventChannel(capacity=10)
+    channel.hold(60)
+    waiter = asyncio.ensure_future(channel.wait_for_room())
+    await asyncio.sleep(0.01)
+    channel.close()
+    await asyncio.wait_for(waiter, 1)
+    assert channel.has_room()
+
+
 async def test_barrier_returns_after_the_consumer_took_everything_before_it() -> None:
     channel = EventChannel(capacity=16)
     for n in range(5):

@@ -39,6 +39,7 @@ from acp_tui.ui.export_command import export_conversation
 from acp_tui.ui.help_topics import help_topics
 from acp_tui.ui.history import PromptHistory, history_path
 from acp_tui.ui.host_link import HostLink
+from acp_tui.ui.input_first import InputFirstApp
 from acp_tui.ui.local_commands import LocalCommands
 from acp_tui.ui.local_host import LocalHost
 from acp_tui.ui.log_source import LogSource
@@ -70,7 +71,7 @@ DOUBLE_PRESS_SECONDS = 2.0
 SHORT_SCREEN = 30
 
 
-class AcpApp(TabWindow):
+class AcpApp(InputFirstApp, TabWindow):
     """acp-tui: a terminal client for ACP agents, several sessions in one window."""
 
     CSS_PATH = "app.tcss"
@@ -170,6 +171,7 @@ class AcpApp(TabWindow):
         # What the screen is behind by is bounded: past it the core stops
         # reading the agent, rather than parsing a whole flood ahead of the screen.
         self._channel: EventChannel = link.attach(EVENTS_QUEUED, TEXT_QUEUED)
+        self.input_first.add(self._channel)
         self._last_ctrl_c = 0.0
         self._last_escape_at = 0.0
         self._quitting = False
@@ -209,6 +211,7 @@ class AcpApp(TabWindow):
         if self._other is None:
             other = self._background()
             channel = other.attach(EVENTS_QUEUED, TEXT_QUEUED)
+            self.input_first.add(channel)
             self._other = (other, channel)
             self._pump_events(channel, other)
         return self._other[0]
@@ -359,7 +362,9 @@ class AcpApp(TabWindow):
 
     @work(group="events", exit_on_error=False)
     async def _pump_events(self, channel: EventChannel, link: HostLink) -> None:
-        await pump_events(channel, lambda event: self.route(event, link))
+        await pump_events(
+            channel, lambda event: self.route(event, link), input_first=self.input_first
+        )
 
     def on_app_focus(self) -> None:
         self.attention.focus_changed(True)

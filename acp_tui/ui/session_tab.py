@@ -70,6 +70,7 @@ class SessionTab:
         self.conversation = Conversation()
         self.log = EntryLog(self.conversation.source, id=f"log-{self.key}")
         self.log.typing = lambda: time.monotonic() - window.typed_at < TYPING_SECONDS
+        self.log.input_first = window.input_first
         self.plan = PlanPanel(classes="plan")
         self.queue = QueueLine(classes="queue", markup=False)
         self.pane = Vertical(self.log, self.plan, self.queue, id=f"pane-{self.key}", classes="pane")

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from acp_tui.core import PromptCapabilities
+    from acp_tui.ui.input_first import InputFirst
     from acp_tui.ui.render import ThemePalette
     from acp_tui.ui.widgets.entry_log import EntryLog
     from acp_tui.ui.widgets.plan_panel import PlanPanel
@@ -49,6 +50,9 @@ class Window(Protocol):
 
     @property
     def typed_at(self) -> float: ...
+
+    @property
+    def input_first(self) -> InputFirst: ...
 
     def toast(
         self, message: str, *, severity: SeverityLevel = "information", timeout: float | None = None

@@ -25,6 +25,12 @@ _writer_thread.py), seen when the terminal closes while the app runs
 * Alt+1…Alt+9: sent as ESC and the digit, which Textual reads as the
   characters macOS's Option key types ("¡", "™"…, for WezTerm); here they are
   the ``alt+N`` keys that switch sessions (ui/tab_window.py).
+
+And for speed (ui/input_first.py): a key or a paste is announced to the app
+(``input_arrived``) from the input thread, before the loop sees it, and
+every message goes to the app in one hop (``App.post_message``, safe from a
+thread) rather than Textual's three (a coroutine scheduled on the loop,
+which then queues it).
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from textual._loop import loop_last
 from textual._parser import ParseError
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
 
 #: How long closing the driver waits for the writer thread to finish.
 CLOSE_WAIT = 1.0
@@ -60,6 +67,10 @@ class LossTolerantOutput:
         self._on_lost = on_lost
         self.lost = False
         self._lock = threading.Lock()
+        #: Writes done (the writer thread counts them).
+        self.written = 0
+        #: Called (in the writer thread) after each flush.
+        self.on_flush: Callable[[], None] = lambda: None
 
     def _lose(self) -> None:
         with self._lock:
@@ -75,6 +86,7 @@ class LossTolerantOutput:
                 self._file.write(text)
             except (OSError, ValueError):
                 self._lose()
+        self.written += 1
         return len(text)
 
     def flush(self) -> None:
@@ -83,6 +95,8 @@ class LossTolerantOutput:
                 self._file.flush()
             except (OSError, ValueError):
                 self._lose()
+        with contextlib.suppress(Exception):  # (the writer thread must never die)
+            self.on_flush()
 
     def fileno(self) -> int:
         return self._file.fileno()
@@ -114,11 +128,46 @@ class SafeLinuxDriver(LinuxDriver):
         self.output = LossTolerantOutput(self._file, self._terminal_lost)  # type: ignore[arg-type]
         self._file = self.output  # type: ignore[assignment]  # written to, nothing else
         self._suspended = False
+        #: Writes handed to the writer thread, and who waits for which to be done.
+        self._submitted = 0
+        self._written_waiters: list[tuple[int, Callable[[], None]]] = []
+        self.output.on_flush = self._flushed
 
     def _terminal_lost(self) -> None:
         callback = getattr(self._app, "terminal_lost", None)
         if callable(callback):
             callback()
+
+    def write(self, data: str) -> None:
+        self._submitted += 1
+        super().write(data)
+
+    def when_written(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (in the loop) once all that was written so far
+        has reached the terminal (the writer thread writes it a moment later)."""
+        if self.output.written >= self._submitted or self.output.lost:
+            callback()
+        else:
+            self._written_waiters.append((self._submitted, callback))
+
+    def _flushed(self) -> None:  # (in the writer thread)
+        if self._written_waiters:
+            self._loop.call_soon_threadsafe(self._call_written)
+
+    def _call_written(self) -> None:
+        written = self.output.written
+        waiting = self._written_waiters
+        done = [callback for upto, callback in waiting if upto <= written or self.output.lost]
+        self._written_waiters = [(upto, callback) for upto, callback in waiting if upto > written]
+        for callback in done:
+            callback()
+
+    def send_message(self, message: Message) -> None:
+        if isinstance(message, events.Key | events.Paste):
+            arrived = getattr(self._app, "input_arrived", None)
+            if callable(arrived):
+                arrived()
+        self._app.post_message(message)
 
     def suspend_application_mode(self) -> None:
         self._suspended = True

@@ -16,12 +16,20 @@ structural events are never merged, reordered or dropped. Only lossy events
 (``agent-stderr``) are dropped, and only when the channel is congested.
 The text queued is bounded too: past ``text_budget`` characters the
 producer waits, whatever the number of events.
+
+A consumer may also *hold* its channel for a moment (:meth:`EventChannel.hold`):
+the producer then waits as if the channel were full, until the consumer
+releases it or the hold runs out. The TUI does this while a key the user
+typed is on its way to the screen, so that reading and parsing the agent's
+flood does not stand in the key's way (ui/input_first.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Callable
 
@@ -64,6 +72,9 @@ class EventChannel:
         self.merge_limit = MERGE_LIMIT
         self.text_budget = TEXT_BUDGET
         self._text = 0
+        #: Until when (time.monotonic) the consumer holds the producer back.
+        self._held_until = 0.0
+        self._released = asyncio.Event()
         #: How many deltas were merged and lossy events dropped (for tests/bench).
         self.merged = 0
         self.dropped = 0
@@ -76,7 +87,23 @@ class EventChannel:
         return self._closed
 
     def has_room(self) -> bool:
-        return self._closed or (len(self._queue) < self.capacity and self._text < self.text_budget)
+        """Whether the producer may go on (room, and no hold)."""
+        return self._closed or (self._has_space() and time.monotonic() >= self._held_until)
+
+    def _has_space(self) -> bool:
+        return len(self._queue) < self.capacity and self._text < self.text_budget
+
+    def hold(self, seconds: float) -> None:
+        """Hold the producer back for up to ``seconds`` from now (or until
+        :meth:`release`), as if the channel were full. Safe to call from any
+        thread (it writes one number): the TUI's input thread calls it as a
+        key arrives, before the event loop has seen the key."""
+        self._held_until = time.monotonic() + seconds
+
+    def release(self) -> None:
+        """End a hold now (from the event loop's thread)."""
+        self._held_until = 0.0
+        self._released.set()
 
     def offer(self, event: Event) -> None:
         """Queue ``event`` without blocking (merging or dropping per the rules)."""
@@ -101,11 +128,18 @@ class EventChannel:
         queue.append(event)
         self._text += event.text_size
         self._readable.set()
-        if not self.has_room():
+        if not self._has_space():
             self._room.clear()
 
     async def wait_for_room(self) -> None:
         while not self.has_room():
+            held = self._held_until - time.monotonic()
+            if held > 0:
+                self._released.clear()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(held):
+                        await self._released.wait()
+                continue
             await self._room.wait()
 
     async def get(self) -> Event:
@@ -134,7 +168,7 @@ class EventChannel:
                 item.future.set_result(None)
         else:
             self._text -= item.text_size
-        if self.has_room():
+        if self._has_space():
             self._room.set()
         return item
 
@@ -157,6 +191,7 @@ class EventChannel:
         self._closed = True
         self._readable.set()
         self._room.set()
+        self._released.set()
 
     def discard(self) -> None:
         """Close and drop everything queued (the consumer is gone)."""

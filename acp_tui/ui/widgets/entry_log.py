@@ -26,6 +26,7 @@ from textual.strip import Strip
 
 from acp_tui.core import AssistantEntry, Entry, ToolCallEntry
 from acp_tui.ui.height_index import HeightIndex
+from acp_tui.ui.input_first import InputFirst
 from acp_tui.ui.log_source import LogSource, estimate_height
 from acp_tui.ui.lru import LRU
 from acp_tui.ui.render import EntryRenderer, RenderOptions, RenderStyles
@@ -122,6 +123,8 @@ class EntryLog(LogCursor, can_focus=True):
         self._grew = False
         #: Whether the user is typing (the app tells; the log then yields frames).
         self.typing: Callable[[], bool] = lambda: False
+        #: The user's input on its way to the screen (the log's frames wait for it).
+        self.input_first = InputFirst()
         self._frames_skipped = 0
 
     @property
@@ -489,14 +492,16 @@ class EntryLog(LogCursor, can_focus=True):
             self._flush_one(other)
 
     def _reveal_frame(self) -> None:
-        if self.typing() and self._frames_skipped < TYPING_SKIP:
-            # The user types: the prompt gets most frames (a log frame of a
-            # long reply costs several of the prompt's); the log moves on
-            # every (TYPING_SKIP + 1)th frame, and nothing of it is lost.
+        if self.input_first.pending or (self.typing() and self._frames_skipped < TYPING_SKIP):
+            # A key is on its way to the screen (this frame is its), or the
+            # user types: the prompt gets most frames (a log frame of a long
+            # reply costs several of the prompt's), the log moves on every
+            # (TYPING_SKIP + 1)th frame. The reveal keeps its pace: the
+            # frame that comes makes up the steps of those skipped.
             self._frames_skipped += 1
             return
-        self._frames_skipped = 0
-        changed, done = self.reveal.step()
+        steps, self._frames_skipped = 1 + self._frames_skipped, 0
+        changed, done = self.reveal.step(steps)
         behind = [index for index in self._behind if index not in changed]
         for index in behind:
             self._cache.discard(index)

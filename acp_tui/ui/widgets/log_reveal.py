@@ -92,9 +92,10 @@ class LogReveal:
         lengths = self.handled.get(index)
         return tuple(lengths) if lengths is not None else None
 
-    def step(self) -> tuple[list[int], list[int]]:
-        """One frame: (entries that show more now, entries whose reveal ended)."""
-        changed = [index for index, state in self.reveals.items() if state.step()]
+    def step(self, frames: int = 1) -> tuple[list[int], list[int]]:
+        """``frames`` frames' steps (the log skipped some): (entries that show
+        more now, entries whose reveal ended)."""
+        changed = [index for index, state in self.reveals.items() if _steps(state, frames)]
         done = [index for index, state in self.reveals.items() if state.done]
         for index in done:
             del self.reveals[index]
@@ -113,3 +114,12 @@ class LogReveal:
         flushed = list(self.reveals)
         self.reveals.clear()
         return flushed
+
+
+def _steps(state: RevealState, frames: int) -> bool:
+    """``frames`` steps of ``state``: whether the first changed anything (the
+    later ones do only if it did)."""
+    changed = state.step()
+    for _ in range(frames - 1 if changed else 0):
+        state.step()
+    return changed
