@@ -93,8 +93,8 @@ class EventDispatch:
     def _entry_updated(self, applied: Applied) -> None:
         assert applied.position is not None
         log = self.surface.log_view
-        if "textDelta" in applied.event.data["patch"] and applied.view.running:
-            log.stream(applied.position)
+        if "textDelta" in applied.event.data["patch"]:
+            log.stream(applied.position, reveal=applied.view.running)
         else:
             log.entry_changed(applied.position)
 

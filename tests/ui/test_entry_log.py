@@ -69,3 +69,50 @@ async def test_one_line_scroll_does_not_stop_following() -> None:
         assert log.following
         await pilot.press("up", "up")  # past it
         assert not log.following
+
+
+async def test_a_reply_that_grew_while_the_user_looked_up_is_shown_whole() -> None:
+    """Scrolled up mid-stream, then back to the end: the reply shows all it
+    has, not what it had when the user scrolled away."""
+    thread = Thread()
+    for n in range(30):
+        thread.append_user([{"type": "text", "text": f"prompt {n}"}])
+    thread.add_text("message", "".join(f"line {n}.\n\n" for n in range(40)), None)
+    app = LogApp(thread)
+    async with app.run_test(size=(80, 20)) as pilot:
+        log = app.query_one(EntryLog)
+        log.sync()
+        log.stream(30)
+        await pilot.pause(0.05)
+        log.focus()
+        await pilot.press("pageup")
+        assert not log.following
+        for n in range(40, 80):  # the stream goes on meanwhile
+            thread.add_text("message", f"line {n}.\n\n", None)
+            log.stream(30)
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause(0.3)
+        shown = [log.render_line(y).text.strip() for y in range(log.size.height)]
+        assert log.following, (log.scroll_y, log.max_scroll_y)
+        assert "line 79." in "\n".join(shown), shown
+
+
+async def test_text_that_comes_after_the_turn_is_shown() -> None:
+    """A reply revealed to its end, then more of it after its turn ended (an
+    agent that talks on): the log shows that too."""
+    thread = Thread()
+    thread.add_text("message", "first words", None)
+    app = LogApp(thread)
+    async with app.run_test(size=(80, 20)) as pilot:
+        log = app.query_one(EntryLog)
+        log.sync()
+        log.stream(0)
+        await pilot.pause()
+        while log.revealing:
+            await pilot.pause(0.02)
+        thread.add_text("message", " and late words", None)
+        log.stream(0, reveal=False)  # (as the dispatch does when no turn runs)
+        await pilot.pause()
+        shown = "\n".join(log.render_line(y).text for y in range(log.size.height))
+        assert "first words and late words" in shown, shown

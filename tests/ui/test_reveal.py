@@ -173,7 +173,7 @@ def test_a_reveal_that_caught_up_goes_on_from_what_it_showed() -> None:
 
     chunk = Chunk("message", "x" * 5000, None)
     log = LogReveal()
-    log.appended(3, [chunk.text], reveal=True)
+    log.followed(3, [chunk])
     while not log.step()[1]:  # until it ends (caught up)
         pass
     assert 3 not in log.reveals and log.shown(3) == {0: 5000}

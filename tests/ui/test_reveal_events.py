@@ -5,12 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from textual.app import App, ComposeResult
-
-from acp_tui.core.model.thread import Thread
-from acp_tui.ui.log_source import LogSource
 from acp_tui.ui.reveal import FINISH_FRAMES, RevealState
-from acp_tui.ui.widgets.entry_log import EntryLog
 from tests.fake_agents import agent_spec
 from tests.ui.helpers import idle, make_app, ready, screen_text, submit
 
@@ -40,36 +35,6 @@ async def test_the_last_burst_of_a_turn_is_revealed_like_the_rest(tmp_path: Path
         assert len(partial) >= 3, f"revealed in {partial}: popped in rather than revealed"
         assert shown == sorted(shown)
         assert "lorem ipsum" in screen_text(app)
-
-
-class LogApp(App[None]):
-    def __init__(self, thread: Thread) -> None:
-        super().__init__()
-        self.source = LogSource()
-        self.source.add(thread.entries)
-
-    def compose(self) -> ComposeResult:
-        yield EntryLog(self.source)
-
-
-async def test_text_the_log_was_not_told_of_is_not_shown() -> None:
-    """The core's entry is further on than the events handled: the log shows
-    what the events told, and the rest once its delta is handled."""
-    thread = Thread()
-    thread.add_text("message", "told ", None)
-    app = LogApp(thread)
-    async with app.run_test(size=(80, 10)) as pilot:
-        log = app.query_one(EntryLog)
-        log.text_arrived(0, ["told "], reveal=False)
-        thread.add_text("message", "queued", None)  # committed, its event not handled yet
-        log.entry_changed(0)
-        await pilot.pause()
-        text = "\n".join(log.render_line(y).text for y in range(log.size.height))
-        assert "told" in text and "queued" not in text
-        log.text_added(0, 0, "queued", reveal=False)
-        await pilot.pause()
-        text = "\n".join(log.render_line(y).text for y in range(log.size.height))
-        assert "told queued" in text
 
 
 def test_once_the_turn_ended_the_rest_is_revealed_within_a_few_frames() -> None:

@@ -446,46 +446,22 @@ class EntryLog(LogCursor, can_focus=True):
 
     # -- text and its reveal (log_reveal.py) -------------------------------------
 
-    def text_arrived(self, index: int, texts: Sequence[str], *, reveal: bool) -> None:
-        """Entry ``index``, a reply, arrived with these chunk texts (an event
-        handled); ``reveal``: a turn is running, reveal it smoothly."""
-        self.sync()
-        reveal = reveal and self.following
-        if reveal:
+    def stream(self, index: int, *, reveal: bool = True) -> None:
+        """Entry ``index``'s text grew (text deltas grow only its end):
+        revealed smoothly when ``reveal`` (a turn runs) and the log follows
+        the tail, else shown whole as the view has it now."""
+        entry = self.source[index]
+        if not isinstance(entry, AssistantEntry):
+            self.entry_changed(index)
+        elif (reveal and self.following) or index in self.reveals:
             self._flush_others(index)
-        self.reveal.appended(index, texts, reveal=reveal)
-        if reveal:
+            self.reveal.followed(index, entry.chunks)
             self._ticker.resume()
         else:
+            # What the reply showed when the user scrolled away (or when its
+            # turn ended) is no bound: it shows all it has.
+            self.reveal.forget(index)
             self.entry_changed(index)
-
-    def text_added(self, index: int, chunk: int, text: str, *, reveal: bool) -> None:
-        """Chunk ``chunk`` of reply ``index`` grew by ``text`` (a delta handled)."""
-        if index >= len(self._index):
-            self.sync()
-        reveal = reveal and self.following
-        if reveal:
-            self._flush_others(index)
-        if index not in self.reveal.handled:
-            # Never seen arrive (shown as the core has it).
-            self.stream(index) if reveal else self.entry_changed(index)
-            return
-        self.reveal.extended(index, chunk, text, reveal=reveal)
-        if reveal:
-            self._ticker.resume()  # the next frame shows more
-        else:
-            self.entry_changed(index)
-
-    def stream(self, index: int) -> None:
-        """Reveal entry ``index`` smoothly up to its text as it stands now in
-        the view (which only text deltas grow: what is new is its end)."""
-        entry = self.source[index]
-        if not isinstance(entry, AssistantEntry) or not self.following:
-            self.entry_changed(index)
-            return
-        self._flush_others(index)
-        self.reveal.followed(index, entry.chunks)
-        self._ticker.resume()
 
     def _flush_others(self, index: int) -> None:
         for other in [i for i in self.reveals if i != index]:

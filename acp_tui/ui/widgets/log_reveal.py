@@ -1,12 +1,12 @@
-"""Reveal scheduling for the entry log: what each reply shows, from the text handled.
+"""Reveal scheduling for the entry log: what each reply shows while it streams.
 
-The log is told about every piece of assistant text the front end handles
-(an appended entry's chunks, a text delta). From that alone it knows how
-much of each chunk there is to show, without reading the core's live
-entries, which may be ahead of the events handled so far (a turn that has
-ended in the core still has deltas queued). A reply being revealed shows
-less than that: one :class:`~acp_tui.ui.reveal.RevealState` per entry, one
-step per animation frame.
+The log shows the front end's own view of the session (built from the
+events it handled). A reply that streams while the log follows the tail is
+revealed smoothly: one :class:`~acp_tui.ui.reveal.RevealState` per entry,
+its targets the lengths of the reply's chunks in the view, one step per
+animation frame. ``handled`` keeps those lengths after the reveal ends; a
+reply that changes with no reveal (the log scrolled away, no turn running)
+is forgotten here and shown whole, as the view has it.
 """
 
 from __future__ import annotations
@@ -32,30 +32,6 @@ class LogReveal:
     def clear(self) -> None:
         self.handled.clear()
         self.reveals.clear()
-
-    def appended(self, index: int, texts: Sequence[str], *, reveal: bool) -> None:
-        """Entry ``index`` arrived with these chunk texts."""
-        self.handled[index] = [len(text) for text in texts]
-        if reveal:
-            state = self.reveals[index] = RevealState()
-            for chunk, text in enumerate(texts):
-                state.extend(chunk, text)
-
-    def extended(self, index: int, chunk: int, text: str, *, reveal: bool) -> None:
-        """Chunk ``chunk`` of entry ``index`` grew by ``text`` (a delta handled)."""
-        lengths = self.handled.get(index)
-        if lengths is None:
-            return  # never seen whole (shown as the core has it)
-        state = self.reveals.get(index)
-        if state is None and reveal:
-            state = self.reveals[index] = RevealState()
-            for number, shown in enumerate(lengths):
-                state.seed(number, shown)
-        while len(lengths) <= chunk:
-            lengths.append(0)
-        lengths[chunk] += len(text)
-        if state is not None:
-            state.extend(chunk, text)
 
     def followed(self, index: int, chunks: Sequence[Chunk]) -> None:
         """Entry ``index`` is now ``chunks``, grown by text deltas: what they
