@@ -78,8 +78,8 @@ class InputFirst:
     def echoed(self, handled: int) -> None:
         """The screen was refreshed after the app had handled ``handled``
         inputs: unless more arrived meanwhile, the rest goes on."""
-        if handled < self.arrivals:
-            return
+        if handled < self.arrivals or not self._until:
+            return  # (more to come, or nothing held)
         self._until = 0.0
         for channel in self._channels:
             channel.release()

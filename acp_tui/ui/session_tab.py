@@ -69,7 +69,10 @@ class SessionTab:
         self.waiting = 0
         self.conversation = Conversation()
         self.log = EntryLog(self.conversation.source, id=f"log-{self.key}")
-        self.log.typing = lambda: time.monotonic() - window.typed_at < TYPING_SECONDS
+        # (A prompt just sent and cleared is no draft being typed.)
+        self.log.typing = lambda: (
+            time.monotonic() - window.typed_at < TYPING_SECONDS and bool(window.prompt.text)
+        )
         self.log.input_first = window.input_first
         self.plan = PlanPanel(classes="plan")
         self.queue = QueueLine(classes="queue", markup=False)

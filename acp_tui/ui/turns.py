@@ -149,9 +149,11 @@ class Turns:
                 self._cancel_when_running = False
                 self.surface.in_background(self.cancel(), group="cancel")
         else:
-            # A reply still being revealed goes on: the last burst of a turn
-            # is revealed like the rest (scrolling away still shows it whole).
+            # A reply still being revealed goes on, smoothly like the rest,
+            # but ends within a few frames: the agent is done, its last
+            # words are not kept back (scrolling away shows them whole).
             self.started_at = None
+            self.surface.log_view.finish_reveals()
 
     def show_queue(self) -> None:
         self.surface.queue_line.show(self.queued, self.handing_over)

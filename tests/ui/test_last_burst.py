@@ -4,12 +4,14 @@ The screen is behind the core (a gate holds the app's events back while the
 agent sends its reply and the core ends the turn): when the events come,
 "running" is what the app has handled, not what the core says now, so the
 reply is revealed a little more every frame, also after the turn's end has
-been handled, instead of popping in at once.
+been handled, instead of popping in at once; once that end is handled, the
+rest comes within FINISH_FRAMES frames.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 from pathlib import Path
 
 from acp_tui.core.host import Host
@@ -18,6 +20,7 @@ from acp_tui.core.model.entries import AssistantEntry
 from acp_tui.core.model.events import Event
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.local_host import LocalHost
+from acp_tui.ui.reveal import FINISH_FRAMES
 from tests.fake_agents import agent_spec
 from tests.ui.helpers import ready, screen_text, submit, until
 
@@ -76,6 +79,12 @@ async def test_a_reply_that_arrives_after_the_turn_ended_is_still_revealed(
         assert index in log.reveals, "the reply skipped the reveal"
         shown = [log.reveals[index].revealed[0]]
         assert shown[0] < REPLY, "the reply popped in at once"
+        # …and, its turn over, within a few frames rather than at its own pace.
+        rest = copy.deepcopy(log.reveals[index])
+        frames = 0
+        while rest.step():
+            frames += 1
+        assert frames <= FINISH_FRAMES
         while index in log.reveals:
             await pilot.pause(0.01)
             if index in log.reveals:
