@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from acp_tui.core import CheckpointSettings, Host, HostError
+from tests.checkpoint_helpers import files_of, project_git, write
 from tests.fake_agents import agent_spec
-from tests.test_checkpoints import files_of, project_git, write
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

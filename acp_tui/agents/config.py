@@ -29,8 +29,9 @@
     run = "npx"                     # through npx (or "uvx"); false: never
     package = "cline"               # the package that was allowed
 
-acp-tui appends ``[registry.ID]`` tables itself when the user answers its
-question (agents/registry_consent.py); it never rewrites the file.
+acp-tui appends ``[registry.ID]`` tables (agents/config_registry.py) itself
+when the user answers its question (agents/registry_consent.py); it never
+rewrites the file.
 
 :func:`load_config` never raises and never prints: a missing file is the
 defaults; anything wrong becomes one line of :attr:`Config.problems` naming
@@ -58,7 +59,8 @@ from acp_tui.agents.config_notifications import (
     NotificationSettings,
     notification_settings,
 )
-from acp_tui.agents.config_text import decode_error, dotted_key, find_line, value_line
+from acp_tui.agents.config_registry import REGISTRY_KEYS, RegistryAnswer, registry_answers
+from acp_tui.agents.config_text import decode_error, dotted_key, find_line, value_kind, value_line
 from acp_tui.core import (
     DEFAULT_BUDGET,
     DEFAULT_MAX_AGE_DAYS,
@@ -91,8 +93,6 @@ TOP_LEVEL_KEYS = (
 AGENT_KEYS = ("command", "args", "env", "title")
 HISTORY_KEYS = ("enabled", "max_sessions", "max_age_days")
 TIMEOUT_KEYS = ("initialize", "session_new", "stuck_input")
-REGISTRY_KEYS = ("run", "package")
-RUNNERS = ("npx", "uvx")
 LIMITS_KEYS = ("session_text_mib",)
 
 
@@ -168,21 +168,6 @@ class CustomAgent:
             where=where,
             origin=self.origin,
         )
-
-
-@dataclass(frozen=True)
-class RegistryAnswer:
-    """A ``[registry.ID]`` table: what the user said about running a registry agent."""
-
-    agent_id: str
-    #: "npx" or "uvx": allowed through that runner; None: never run it.
-    run: str | None
-    #: The package name (no version) it was allowed for; another package asks again.
-    package: str = ""
-    line: int | None = None
-
-    def allows(self, runner: str, package: str) -> bool:
-        return self.run == runner and self.package == package
 
 
 @dataclass(frozen=True)
@@ -267,22 +252,6 @@ def _prefix(path: Path, line: int | None = None) -> str:
     return f"acp-tui: config {display_path(path)}" + (f" line {line}" if line else "")
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a table"
-    return "a date/time"
-
-
 def _hint(key: str, known: tuple[str, ...]) -> str:
     close = difflib.get_close_matches(key, known, n=1)
     return f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
@@ -305,7 +274,9 @@ class _Loader:
             if key not in TOP_LEVEL_KEYS:
                 self.warn((key,), f"unknown key {key!r}{_hint(key, TOP_LEVEL_KEYS)}; ignoring it")
         agents = self._agents(data.get("agents"))
-        registry = self._registry(data.get("registry"))
+        registry = registry_answers(
+            data.get("registry"), self.warn, lambda key: _hint(key, REGISTRY_KEYS), text=self.text
+        )
         return Config(
             path=self.path,
             agents=agents,
@@ -340,7 +311,8 @@ class _Loader:
         if not isinstance(value, dict):
             self.warn(
                 ("agents",),
-                f"agents must be a table of [agents.NAME] tables (got {_kind(value)}); ignoring it",
+                f"agents must be a table of [agents.NAME] tables (got {value_kind(value)}); "
+                "ignoring it",
             )
             return {}
         agents = {}
@@ -360,7 +332,7 @@ class _Loader:
             self.warn(
                 key,
                 f'{dotted_key(key)} must be a table with command = "..." '
-                f"(got {_kind(table)}); {ignoring}",
+                f"(got {value_kind(table)}); {ignoring}",
             )
             return None
         for extra in table:
@@ -375,7 +347,7 @@ class _Loader:
             self.warn(key, f'{dotted_key(key)} has no command = "..."; {ignoring}')
             usable = False
         elif not isinstance(command, str) or not command.strip():
-            got = "an empty string" if isinstance(command, str) else _kind(command)
+            got = "an empty string" if isinstance(command, str) else value_kind(command)
             self.warn(
                 (*key, "command"),
                 f"{dotted_key((*key, 'command'))} must be a non-empty string (got {got}); "
@@ -384,7 +356,7 @@ class _Loader:
             usable = False
         args = table.get("args", [])
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            got = _kind(args) if not isinstance(args, list) else "a list with other things"
+            got = value_kind(args) if not isinstance(args, list) else "a list with other things"
             self.warn(
                 (*key, "args"),
                 f"{dotted_key((*key, 'args'))} must be a list of strings (got {got}); {ignoring}",
@@ -394,7 +366,7 @@ class _Loader:
         if not isinstance(env, dict):
             self.warn(
                 (*key, "env"),
-                f"{dotted_key((*key, 'env'))} must be a table of strings (got {_kind(env)}); "
+                f"{dotted_key((*key, 'env'))} must be a table of strings (got {value_kind(env)}); "
                 f"{ignoring}",
             )
             usable = False
@@ -403,15 +375,16 @@ class _Loader:
                 if not isinstance(text, str):
                     self.warn(
                         (*key, "env", var),
-                        f"{dotted_key((*key, 'env', var))} must be a string (got {_kind(text)}); "
-                        f"{ignoring}",
+                        f"{dotted_key((*key, 'env', var))} must be a string "
+                        f"(got {value_kind(text)}); {ignoring}",
                     )
                     usable = False
         title = table.get("title", "")
         if not isinstance(title, str):
             self.warn(
                 (*key, "title"),
-                f"{dotted_key((*key, 'title'))} must be a string (got {_kind(title)}); ignoring it",
+                f"{dotted_key((*key, 'title'))} must be a string (got {value_kind(title)}); "
+                "ignoring it",
             )
             title = ""
         if not usable:
@@ -433,7 +406,7 @@ class _Loader:
         if not isinstance(value, str):
             self.warn(
                 ("default_agent",),
-                f"default_agent must be a string, an agent's name (got {_kind(value)}); "
+                f"default_agent must be a string, an agent's name (got {value_kind(value)}); "
                 f"using {DEFAULT_AGENT!r}",
             )
             return DEFAULT_AGENT
@@ -452,7 +425,9 @@ class _Loader:
         if value is None:
             return defaults
         if not isinstance(value, dict):
-            self.warn(("history",), f"history must be a table (got {_kind(value)}); ignoring it")
+            self.warn(
+                ("history",), f"history must be a table (got {value_kind(value)}); ignoring it"
+            )
             return defaults
         for extra in value:
             if extra not in HISTORY_KEYS:
@@ -486,7 +461,7 @@ class _Loader:
         if value is None:
             return DEFAULT_BUDGET
         if not isinstance(value, dict):
-            self.warn(("limits",), f"limits must be a table (got {_kind(value)}); ignoring it")
+            self.warn(("limits",), f"limits must be a table (got {value_kind(value)}); ignoring it")
             return DEFAULT_BUDGET
         for extra in value:
             if extra not in LIMITS_KEYS:
@@ -508,7 +483,9 @@ class _Loader:
         if value is None:
             return defaults
         if not isinstance(value, dict):
-            self.warn(("timeouts",), f"timeouts must be a table (got {_kind(value)}); ignoring it")
+            self.warn(
+                ("timeouts",), f"timeouts must be a table (got {value_kind(value)}); ignoring it"
+            )
             return defaults
         seconds: dict[str, float] = {}
         for key, given in value.items():
@@ -526,54 +503,11 @@ class _Loader:
                 seconds[key] = float(given)
         return Timeouts(**seconds)
 
-    def _registry(self, value: Any) -> dict[str, RegistryAnswer]:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            self.warn(
-                ("registry",),
-                f"registry must be a table of [registry.ID] tables (got {_kind(value)});"
-                " ignoring it",
-            )
-            return {}
-        answers = {}
-        for agent_id, table in value.items():
-            key = ("registry", agent_id)
-            where = dotted_key(key)
-            if not isinstance(table, dict):
-                self.warn(key, f"{where} must be a table (got {_kind(table)}); ignoring it")
-                continue
-            for extra in table:
-                if extra not in REGISTRY_KEYS:
-                    self.warn(
-                        (*key, extra),
-                        f"unknown key '{dotted_key((*key, extra))}'{_hint(extra, REGISTRY_KEYS)};"
-                        " ignoring it",
-                    )
-            run = table.get("run")
-            package = table.get("package", "")
-            if run is not False and run not in RUNNERS:
-                self.warn(
-                    (*key, "run"),
-                    f'{where}.run must be "npx", "uvx" or false (got {run!r}); ignoring {where}',
-                )
-                continue
-            if not isinstance(package, str):
-                self.warn(
-                    (*key, "package"),
-                    f"{where}.package must be a string (got {_kind(package)}); ignoring {where}",
-                )
-                continue
-            answers[agent_id] = RegistryAnswer(
-                agent_id, run if isinstance(run, str) else None, package, find_line(self.text, key)
-            )
-        return answers
-
     def _theme(self, value: Any) -> str | None:
         if value is None:
             return None
         if not isinstance(value, str) or not value.strip():
-            got = "an empty string" if isinstance(value, str) else _kind(value)
+            got = "an empty string" if isinstance(value, str) else value_kind(value)
             self.warn(("theme",), f"theme must be a theme's name (got {got}); ignoring it")
             return None
         return value.strip()
@@ -584,12 +518,12 @@ class _Loader:
         key = (name,)
         if not isinstance(value, list):
             self.warn(
-                key, f"{name} must be a list of directories (got {_kind(value)}); ignoring it"
+                key, f"{name} must be a list of directories (got {value_kind(value)}); ignoring it"
             )
             return
         for number, item in enumerate(value, 1):
             if not isinstance(item, str) or not item:
-                got = "an empty string" if isinstance(item, str) else _kind(item)
+                got = "an empty string" if isinstance(item, str) else value_kind(item)
                 self.warn(key, f"{name} item {number} must be a path (got {got}); ignoring it")
                 continue
             path = Path(item).expanduser()

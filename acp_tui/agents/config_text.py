@@ -2,7 +2,8 @@
 
 The config file is read with :mod:`tomllib`, which forgets lines and layout;
 these helpers work on the text itself, so a problem names its line and a
-setting acp-tui saves (the theme) keeps the rest of the file as written.
+setting acp-tui saves (the theme) keeps the rest of the file as written. A
+problem names a wrong value's kind as TOML calls it (:func:`value_kind`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -19,6 +21,23 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 def dotted_key(parts: tuple[str, ...]) -> str:
     """``parts`` as a TOML dotted key, each part quoted where it must be."""
     return ".".join(p if _BARE_KEY.fullmatch(p) else json.dumps(p) for p in parts)
+
+
+def value_kind(value: Any) -> str:
+    """What a value ``tomllib`` read is, for a message: "a string", "a table"..."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return "a date/time"
 
 
 def decode_error(exc: tomllib.TOMLDecodeError, text: str) -> tuple[int, str]:

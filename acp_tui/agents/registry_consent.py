@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from acp_tui.agents import presets
-from acp_tui.agents.config import RUNNERS, Config, RegistryAnswer, display_path
+from acp_tui.agents.config import Config, display_path
+from acp_tui.agents.config_registry import RUNNERS, RegistryAnswer
 from acp_tui.agents.config_text import dotted_key
 from acp_tui.agents.registry import Package, RegistryAgent, current_platform
 

@@ -62,7 +62,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from acp_tui.core.checkpoints.files import classify, edited_outside_tools, in_the_way
+from acp_tui.core.checkpoints.files import classify, edited_outside_tools
 from acp_tui.core.checkpoints.git_program import GitProgram, find_git
 from acp_tui.core.checkpoints.model import (
     KINDS,
@@ -92,6 +92,7 @@ from acp_tui.core.checkpoints.model import (
     record_meta,
     skipped_of,
 )
+from acp_tui.core.checkpoints.restore_planning import plan_root
 from acp_tui.core.checkpoints.settings import DEFAULT_KEEP, DEFAULT_SIZE_LIMIT
 from acp_tui.core.checkpoints.shadow_repo import (
     RawChange,
@@ -127,7 +128,6 @@ DEFAULT_MAX_TEXT = 1024 * 1024
 GC_INTERVAL = 3600.0
 PAIR_CACHE = 4096
 """Comparisons of two checkpoints remembered (for listing and dry runs)."""
-_ACTIONS: dict[str, RestoreAction] = {"A": "remove", "D": "recreate"}
 
 
 class Checkpoints:
@@ -414,7 +414,10 @@ class Checkpoints:
                 continue
             with self._errors(repo), repo.lock():
                 now = self._snapshot(repo)[0]
-                planned, root_kept = self._plan(repo, checkpoint_id, now, wanted)
+                planned, root_kept = plan_root(
+                    repo, checkpoint_id, now, [] if wanted is None else wanted[repo.root],
+                    session_id=self.session_id, diff_pairs=self._diff_pairs,
+                )  # fmt: skip
             files += planned
             kept += root_kept
         return RestorePlan(checkpoint_id, tuple(files), tuple(kept))
@@ -451,7 +454,10 @@ class Checkpoints:
                 repo.set_ref(before_id, repo.commit(tree, record_message(meta)), tree)
                 if repo.root not in targets or (wanted is not None and repo.root not in wanted):
                     continue
-                planned, root_kept = self._plan(repo, checkpoint_id, tree, wanted)
+                planned, root_kept = plan_root(
+                    repo, checkpoint_id, tree, [] if wanted is None else wanted[repo.root],
+                    session_id=self.session_id, diff_pairs=self._diff_pairs,
+                )  # fmt: skip
                 errors.checkpoint_id = before_id
                 repo.checkout(
                     targets[repo.root],
@@ -470,72 +476,6 @@ class Checkpoints:
             kept += root_kept
         restored = tuple(item.path for item in files)
         return RestoreResult(checkpoint_id, tuple(files), tuple(kept), before_id, restored)
-
-    def _plan(
-        self, repo: ShadowRepo, target_id: str, now: str, wanted: dict[Path, list[str]] | None
-    ) -> tuple[list[PlannedFile], list[Skipped]]:
-        """What restoring ``target_id`` over tree ``now`` changes in ``repo``
-        (inside the lock)."""
-        parsed = parse_records(repo.refs())
-        ids = [record.checkpoint_id for record, _meta in parsed]
-        if target_id not in ids:  # pruned by another session a moment ago
-            raise CheckpointError(f"no checkpoint {target_id!r}")
-        index = ids.index(target_id)
-        target, target_meta = parsed[index]
-        rels = [] if wanted is None else wanted[repo.root]
-        cannot = {item.path: item for item in skipped_of(target_meta)}
-        outside = self._outside_turns(repo, parsed[index:], now, rels)
-        files: list[PlannedFile] = []
-        kept: list[Skipped] = []
-        raw = repo.diff(target.commit, now, rels)
-        removed = {item.rel for item in raw if item.status == "A"}
-        for item in raw:
-            path = repo.root / item.rel
-            if path in cannot:
-                kept.append(cannot[path])
-                continue
-            action = _ACTIONS.get(item.status, "restore")
-            way = in_the_way(repo.root, item.rel, removed) if action == "recreate" else None
-            if way == "blocked":
-                kept.append(Skipped(path, "in-the-way"))
-                continue
-            files.append(
-                PlannedFile(path, repo.root, item.rel, action, item.rel in outside, way is not None)
-            )
-        return files, kept
-
-    def _outside_turns(
-        self,
-        repo: ShadowRepo,
-        since: list[tuple[RefRecord, dict[str, Any]]],
-        now: str,
-        rels: Sequence[str],
-    ) -> set[str]:
-        """Paths changed, from ``since[0]`` to ``now``, while no turn of this
-        session ran. Every checkpoint of the root (any session's) bounds an
-        interval; one is inside a turn from this session's ``before-turn`` to
-        its ``after-turn``, and one from ``before-restore`` to ``after-restore``
-        is the restore's own writing."""
-        in_turn = False
-        pairs: list[tuple[str, str]] = []
-        for i, (record, meta) in enumerate(since):
-            if meta.get("session") == self.session_id:
-                if meta.get("label") == "before-turn":
-                    in_turn = True
-                elif meta.get("label") == "after-turn":
-                    in_turn = False
-            restoring = (
-                meta.get("session") == self.session_id
-                and meta.get("label") == "before-restore"
-                and i + 1 < len(since)
-                and since[i + 1][1].get("label") == "after-restore"
-            )
-            if not in_turn and not restoring and i + 1 < len(since):
-                pairs.append((since[i + 1][0].commit, record.commit))
-        changed = {item.rel for raw in self._diff_pairs(repo, pairs) for item in raw}
-        if not in_turn and since[-1][0].tree != now:
-            changed |= {item.rel for item in repo.diff(since[-1][0].commit, now, rels)}
-        return changed
 
     def _diff_pairs(self, repo: ShadowRepo, pairs: list[tuple[str, str]]) -> list[list[RawChange]]:
         """:meth:`ShadowRepo.diff_pairs`, remembered: commits never change."""

@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -40,6 +39,7 @@ from acp_tui.core.model.thread import Thread
 from acp_tui.core.model.updates import Target, apply_update, is_reply_content, permission_entry
 from acp_tui.core.sessions import cancel_recovery, failures
 from acp_tui.core.sessions.permissions import PermissionWaiters, answer, new_request_id
+from acp_tui.core.sessions.prompt_turn import ABANDONED, Turn, send_prompt
 from acp_tui.core.sessions.tools import SessionTools
 from acp_tui.core.sessions.turn_checkpoints import TurnCheckpoints
 from acp_tui.core.transport import acp_protocol as acp
@@ -73,23 +73,6 @@ class AgentLink(Protocol):
     async def call(self, method: str, params: dict[str, Any]) -> Any: ...
 
     async def notify(self, method: str, params: dict[str, Any]) -> None: ...
-
-
-@dataclass(eq=False)
-class Turn:
-    first_index: int
-    cancel_requested: bool = False
-    abandoned: asyncio.Event = field(default_factory=asyncio.Event)
-    grace: asyncio.TimerHandle | None = None
-    #: session/prompt has been sent (it waits while the agent settles).
-    sent: bool = False
-    #: The agent sent text or a tool call in this turn.
-    content_seen: bool = False
-    #: The prompt request, when the turn ended without its answer (abandoned).
-    outstanding: asyncio.Future[Any] | None = None
-    #: The turn's number in the session (its user entry's) and its prompt text.
-    number: int = 0
-    text: str = ""
 
 
 class Session:
@@ -331,7 +314,7 @@ class Session:
                 turn.first_index = len(self.thread)
                 self.commit(self.thread.append_user(blocks))
             after_cancel = self._after_cancel
-            result = await self._request(turn, blocks)
+            result = await send_prompt(self.link, self.agent_session_id, turn, blocks)
             if turn.sent:
                 self._after_cancel = False
             if (
@@ -355,13 +338,13 @@ class Session:
             self._end(turn, "error", message=exc.message)
             raise
         await self._checkpoint(turn, before=False)
-        if result is _ABANDONED and not self._closed:  # (closed: said by the close)
+        if result is ABANDONED and not self._closed:  # (closed: said by the close)
             self.add_notice(
                 "warning",
                 f"The agent did not end the turn within {self._cancel_grace:g} s of the "
                 "cancel; it was cancelled here. Late updates may still arrive.",
             )
-        if result is _ABANDONED:
+        if result is ABANDONED:
             return self._finish(turn, "cancelled", note=False)
         stop_reason = "end_turn"
         if isinstance(result, dict) and isinstance(result.get("stopReason"), str):
@@ -396,31 +379,6 @@ class Session:
         finally:
             abandoned.cancel()
 
-    async def _request(self, turn: Turn, blocks: list[dict[str, Any]]) -> Any:
-        """``session/prompt``: its answer, or :data:`_ABANDONED` when the agent
-        did not answer within the cancel grace (the request stays outstanding)."""
-        if turn.cancel_requested:
-            return {"stopReason": "cancelled"}  # cancelled before it was sent
-        turn.sent = True
-        request = asyncio.ensure_future(
-            self.link.call(
-                acp.SESSION_PROMPT, {"sessionId": self.agent_session_id, "prompt": blocks}
-            )
-        )
-        abandoned = asyncio.ensure_future(turn.abandoned.wait())
-        try:
-            await asyncio.wait({request, abandoned}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            request.cancel()
-            raise
-        finally:
-            abandoned.cancel()
-        if not request.done():
-            request.add_done_callback(_ignore_result)
-            turn.outstanding = request
-            return _ABANDONED
-        return request.result()
-
     async def _recover_stale_turn(self, turn: Turn, blocks: list[dict[str, Any]]) -> Any:
         """The agent answered right after a cancel with a stale, empty
         ``end_turn`` (claude-agent-acp#551): reopen its session when it can,
@@ -435,7 +393,7 @@ class Session:
         )
         if reopen:
             await cancel_recovery.reopen(self)
-        return await self._request(turn, blocks)
+        return await send_prompt(self.link, self.agent_session_id, turn, blocks)
 
     def _after_cancelled(self, turn: Turn) -> None:
         """A cancelled turn ended: settle the agent before the next prompt."""
@@ -595,12 +553,3 @@ class Session:
     async def wait_closed(self) -> None:
         if self._closing_tasks:
             await asyncio.gather(*self._closing_tasks, return_exceptions=True)
-
-
-#: What _request returns for a prompt whose answer did not come within the grace.
-_ABANDONED = object()
-
-
-def _ignore_result(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
