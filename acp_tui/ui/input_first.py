@@ -116,7 +116,7 @@ class InputFirstApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         gate = self.input_first
-        self._main_screen = MainScreen(lambda: gate.pending, id="_default")
+        self._main_screen = MainScreen(lambda: gate.pending, gate.hold, id="_default")
         return self._main_screen
 
     async def on_event(self, event: events.Event) -> None:

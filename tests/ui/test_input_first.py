@@ -229,3 +229,19 @@ def test_keys_typed_under_a_flood_all_land_and_so_does_the_flood(tmp_path: Path)
         tui.type(b"\x11")
         tui.wait_for(lambda: not tui.proc.isalive(), 15)
         tui.proc.close(force=True)
+
+
+async def test_what_waited_for_a_frame_that_never_came_is_repainted(tmp_path: Path) -> None:
+    """A key arrived, but its frame never comes (nothing handled it): the
+    log's repaint waits out the hold, then comes."""
+    app = make_app(agent_spec(), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        renders: list[str] = []
+        _count_renders(app.log_view, "log", renders)
+        app.input_first.arrived()  # (and no key follows)
+        app.log_view.refresh()
+        await pilot.pause()
+        assert renders == []
+        await until(pilot, lambda: "log" in renders, 5)
+        assert not app.input_first.pending

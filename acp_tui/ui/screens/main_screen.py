@@ -76,13 +76,15 @@ class MainScreen(Screen[None]):
     once and hold only the focused widget: the others' repaints (the log a
     stream grows, its scroll bar, the session bar) wait for
     :meth:`repaint_deferred`, so the input's frame costs the prompt's lines
-    and not a page of the log's."""
+    and not a page of the log's. They wait ``patience`` seconds at most
+    (should the input's frame never come)."""
 
     _frame_timer: FrameTimer | None = None
 
-    def __init__(self, urgent: Callable[[], bool], **kwargs: Any) -> None:
+    def __init__(self, urgent: Callable[[], bool], patience: float, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._urgent = urgent
+        self._patience = patience
         self._deferred: set[Widget] = set()
 
     async def _on_update(self, message: messages.Update) -> None:
@@ -96,7 +98,17 @@ class MainScreen(Screen[None]):
             return
         message.stop()
         message.prevent_default()
+        if not self._deferred:
+            asyncio.get_running_loop().call_later(self._patience, self._repaint_when_calm)
         self._deferred.add(widget)
+
+    def _repaint_when_calm(self) -> None:
+        if not self._deferred:
+            return
+        if self._urgent():
+            asyncio.get_running_loop().call_later(self._patience, self._repaint_when_calm)
+        else:
+            self.repaint_deferred()
 
     def repaint_deferred(self) -> None:
         """Repaint what waited for the input's frame."""
