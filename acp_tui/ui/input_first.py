@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 #: The longest a key holds the rest back (its echo normally takes a few ms).
 HOLD_SECONDS = 0.1
 #: How long the event loop's thread keeps the GIL from a thread that wants it.
-SWITCH_SECONDS = 0.001
+SWITCH_SECONDS = 0.0002
 
 
 class InputFirst:

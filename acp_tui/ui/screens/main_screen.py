@@ -87,20 +87,39 @@ class MainScreen(Screen[None]):
         self._patience = patience
         self._deferred: set[Widget] = set()
 
+    def _is_input(self, widget: Widget) -> bool:
+        """Whether ``widget`` shows the input (the focused widget, or in it)."""
+        focused = self.focused
+        return widget is self or (
+            focused is not None and (widget is focused or focused in widget.ancestors)
+        )
+
     async def _on_update(self, message: messages.Update) -> None:
         widget = message.widget
-        if widget is self or not self._urgent():
+        if not self._urgent():
             return  # (Screen._on_update marks it dirty)
-        focused = self.focused
-        if focused is not None and (widget is focused or focused in widget.ancestors):
+        if self._is_input(widget):
             if self._frame_timer is not None:
                 self._frame_timer.hurry()  # (it may wait out a frame begun before the input)
             return
         message.stop()
         message.prevent_default()
-        if not self._deferred:
+        self._defer([widget])
+
+    def _on_timer_update(self) -> None:
+        if self._urgent():
+            # What was dirty before the input came waits too (Textual 8.2.8's
+            # set of widgets to paint in the next frame).
+            dirty: set[Widget] = self._dirty_widgets
+            later = [widget for widget in dirty if not self._is_input(widget)]
+            dirty.difference_update(later)
+            self._defer(later)
+        super()._on_timer_update()
+
+    def _defer(self, widgets: list[Widget]) -> None:
+        if widgets and not self._deferred:
             asyncio.get_running_loop().call_later(self._patience, self._repaint_when_calm)
-        self._deferred.add(widget)
+        self._deferred.update(widgets)
 
     def _repaint_when_calm(self) -> None:
         if not self._deferred:
