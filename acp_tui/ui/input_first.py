@@ -9,11 +9,13 @@ reveal, a few milliseconds each: the key waits for all of them at every hop.
 
 So as a key (or a paste) arrives, the input thread (which sees it before
 the loop does) tells :class:`InputFirst`, which holds the window's event
-channels (the core stops reading the agent: ``EventChannel.hold``), and the
-event pump and the log's reveal stand aside. The hold ends once the screen
-has been refreshed after the key was handled (:meth:`InputFirst.echoed`),
-or after :data:`HOLD_SECONDS` whatever happens. Nothing is dropped: the
-stream resumes where it stopped, a key's echo later.
+channels (the core stops reading the agent: ``EventChannel.hold``); the
+event pump and the log's reveal stand aside, and the main screen draws the
+focused widget alone, at once (screens/main_screen.py). The hold ends once
+the frame that shows the key has been written to the terminal
+(:meth:`InputFirstApp._when_written`), or after :data:`HOLD_SECONDS`
+whatever happens. Nothing is dropped: the stream resumes where it stopped,
+a key's echo later. bench/keys.py measures it.
 """
 
 from __future__ import annotations
@@ -54,10 +56,6 @@ class InputFirst:
     def add(self, channel: EventChannel) -> None:
         """Hold ``channel`` too while input is on its way."""
         self._channels.append(channel)
-
-    def remove(self, channel: EventChannel) -> None:
-        with contextlib.suppress(ValueError):
-            self._channels.remove(channel)
 
     def arrived(self) -> None:
         """Input arrived. Called from the input thread: it only writes numbers
@@ -106,8 +104,8 @@ class InputFirstApp(App[int]):
         self._main_screen: MainScreen | None = None
 
     def _on_mount(self) -> None:
-        # The input and writer threads get the GIL within a millisecond of
-        # asking (Python's default is 5 ms: a key's whole budget, twice).
+        # The input and writer threads get the GIL soon after they ask for it
+        # (Python's default is 5 ms, each time: more than a key's whole echo).
         sys.setswitchinterval(SWITCH_SECONDS)
 
     def input_arrived(self) -> None:

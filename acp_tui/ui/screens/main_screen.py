@@ -9,11 +9,14 @@ dirties the screen every few frames, so a key typed just after a frame
 waited up to 33 ms for its own (bench/keys.py saw 17-33 ms of it per key).
 
 :class:`FrameTimer` ticks when it is resumed, no sooner than one period
-after its last tick. The frame rate is Textual's (``TEXTUAL_FPS``, 60), but for the frame that
-shows the user's input, which comes at once (ui/input_first.py).
+after its last tick. The frame rate is Textual's (``TEXTUAL_FPS``, 60), but
+for the frame that shows the user's input, which comes at once and holds
+that input alone (ui/input_first.py).
+
 This reaches into Textual's private timer and screen (``Timer._run``,
-``Screen._update_timer``); Textual is pinned exactly, and
-tests/ui/test_main_screen.py checks both against the pinned release.
+``Screen._update_timer``, ``_on_timer_update``, ``_dirty_widgets``);
+Textual is pinned exactly, and tests/ui/test_input_first.py checks the
+timer against the pinned release and the screen's frames by what they paint.
 """
 
 from __future__ import annotations
