@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import re
 import shutil
 from collections.abc import Iterable, Mapping
@@ -56,6 +55,8 @@ _GENERIC_NAMES = {"cli", "acp", "agent", "code", "app", "main", "server"}
 
 def current_platform() -> str | None:
     """This machine's registry platform (``linux-x86_64`` …), or None."""
+    import platform  # (here: most starts never look a registry agent up)
+
     return _PLATFORMS.get((platform.system().lower(), platform.machine().lower()))
 
 

@@ -25,7 +25,6 @@ written, the marker says the text was dropped.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import shutil
@@ -78,6 +77,8 @@ class Spill:
 
     def write(self, text: str) -> Path | None:
         """A file holding ``text`` (None when it cannot be written)."""
+        import hashlib  # (on the first spill: OpenSSL's module costs the start-up 2 ms)
+
         data = text.encode("utf-8", errors="replace")
         path = self.directory / f"{hashlib.sha256(data).hexdigest()[:20]}.txt"
         try:
