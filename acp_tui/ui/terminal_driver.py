@@ -35,6 +35,7 @@ which then queues it).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import queue
@@ -105,6 +106,41 @@ class LossTolerantOutput:
         return True
 
 
+class WrittenSignal:
+    """Which of the writes handed to the writer thread it has done, and the
+    callbacks waiting for them (called in ``loop``, after a flush)."""
+
+    def __init__(self, output: LossTolerantOutput, loop: asyncio.AbstractEventLoop) -> None:
+        self._output = output
+        self._loop = loop
+        #: Writes handed to the writer thread (counted in the loop's thread).
+        self._submitted = 0
+        self._waiting: list[tuple[int, Callable[[], None]]] = []
+        output.on_flush = self._flushed
+
+    def submitted(self) -> None:
+        """One more write was handed to the writer thread."""
+        self._submitted += 1
+
+    def when_written(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once every write handed over so far is done."""
+        if self._output.written >= self._submitted or self._output.lost:
+            callback()
+        else:
+            self._waiting.append((self._submitted, callback))
+
+    def _flushed(self) -> None:  # (in the writer thread)
+        if self._waiting:
+            self._loop.call_soon_threadsafe(self._call)
+
+    def _call(self) -> None:
+        written = self._output.written if not self._output.lost else self._submitted
+        done = [callback for upto, callback in self._waiting if upto <= written]
+        self._waiting = [(upto, callback) for upto, callback in self._waiting if upto > written]
+        for callback in done:
+            callback()
+
+
 #: What the parser reads as an Alt key, and the key (see the module doc).
 ALT_KEYS = {"\x1b\r": "alt+enter", **{f"\x1b{n}": f"alt+{n}" for n in range(1, 10)}}
 
@@ -128,10 +164,7 @@ class SafeLinuxDriver(LinuxDriver):
         self.output = LossTolerantOutput(self._file, self._terminal_lost)  # type: ignore[arg-type]
         self._file = self.output  # type: ignore[assignment]  # written to, nothing else
         self._suspended = False
-        #: Writes handed to the writer thread, and who waits for which to be done.
-        self._submitted = 0
-        self._written_waiters: list[tuple[int, Callable[[], None]]] = []
-        self.output.on_flush = self._flushed
+        self._written = WrittenSignal(self.output, self._loop)
 
     def _terminal_lost(self) -> None:
         callback = getattr(self._app, "terminal_lost", None)
@@ -139,28 +172,13 @@ class SafeLinuxDriver(LinuxDriver):
             callback()
 
     def write(self, data: str) -> None:
-        self._submitted += 1
+        self._written.submitted()
         super().write(data)
 
     def when_written(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (in the loop) once all that was written so far
         has reached the terminal (the writer thread writes it a moment later)."""
-        if self.output.written >= self._submitted or self.output.lost:
-            callback()
-        else:
-            self._written_waiters.append((self._submitted, callback))
-
-    def _flushed(self) -> None:  # (in the writer thread)
-        if self._written_waiters:
-            self._loop.call_soon_threadsafe(self._call_written)
-
-    def _call_written(self) -> None:
-        written = self.output.written
-        waiting = self._written_waiters
-        done = [callback for upto, callback in waiting if upto <= written or self.output.lost]
-        self._written_waiters = [(upto, callback) for upto, callback in waiting if upto > written]
-        for callback in done:
-            callback()
+        self._written.when_written(callback)
 
     def send_message(self, message: Message) -> None:
         if isinstance(message, events.Key | events.Paste):

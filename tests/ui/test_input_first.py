@@ -9,6 +9,8 @@ goes on where it stopped. Latency itself is measured in bench/keys.py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 from textual import timer as textual_timer
 from textual.app import App
+from textual.drivers._writer_thread import WriterThread
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -25,6 +28,7 @@ from acp_tui.ui.event_pump import pump_events
 from acp_tui.ui.input_first import InputFirst
 from acp_tui.ui.screens import main_screen
 from acp_tui.ui.screens.main_screen import FrameTimer, MainScreen
+from acp_tui.ui.terminal_driver import LossTolerantOutput, WrittenSignal
 from tests.fake_agents import agent_spec
 from tests.processes import PtyTui, tui_command
 from tests.ui.helpers import make_app, ready, until
@@ -245,3 +249,35 @@ async def test_what_waited_for_a_frame_that_never_came_is_repainted(tmp_path: Pa
         assert renders == []
         await until(pilot, lambda: "log" in renders, 5)
         assert not app.input_first.pending
+
+
+async def test_the_driver_says_when_what_it_wrote_has_reached_the_terminal() -> None:
+    """The writer thread writes a frame a moment after the app hands it over
+    (it needs the GIL, and the terminal may be slow): a key's hold ends only
+    once its frame is written. Here the "terminal" is a pipe nobody reads
+    until the test does."""
+    read_end, write_end = os.pipe()
+    pipe = os.fdopen(write_end, "w")
+    output = LossTolerantOutput(pipe, lambda: None)
+    signal = WrittenSignal(output, asyncio.get_running_loop())
+    writer = WriterThread(output)  # type: ignore[arg-type]
+    writer.start()
+    called: list[str] = []
+    try:
+        frame = "x" * (1024 * 1024)  # more than the pipe holds: the write waits for a reader
+        signal.submitted()
+        writer.write(frame)
+        signal.when_written(lambda: called.append("written"))
+        await asyncio.sleep(0.1)
+        assert called == []  # still in the pipe's way
+        read = 0
+        while read < len(frame):
+            read += len(await asyncio.to_thread(os.read, read_end, 1 << 16))
+        await until_true(lambda: called == ["written"], 5, poll=0.005)
+        signal.when_written(lambda: called.append("at once"))  # nothing outstanding
+        assert called == ["written", "at once"]
+    finally:
+        os.close(read_end)  # (a write still waiting fails: the output counts as lost)
+        writer.stop()
+        with contextlib.suppress(OSError):
+            pipe.close()
