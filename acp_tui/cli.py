@@ -193,11 +193,15 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
+def _print_version() -> int:
+    print(f"acp-tui {__version__} ({ACP_HOST_VERSION})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     own, command = _split_command(list(sys.argv[1:] if argv is None else argv))
     if own == ["--version"] and command is None:
-        print(f"acp-tui {__version__} ({ACP_HOST_VERSION})")
-        return 0
+        return _print_version()
     if own and own[0] in HOST_COMMANDS and command is None:
         from acp_tui import host_cli
 
@@ -205,8 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(own)
     if args.version:
-        print(f"acp-tui {__version__} ({ACP_HOST_VERSION})")
-        return 0
+        return _print_version()
     if not args.headless and not args.stdio and not args.connect and args.list_agents is None:
         import gc
 

@@ -12,6 +12,7 @@ import pytest
 
 from acp_tui.core.prompting.file_index import FileIndex, score_path
 from acp_tui.core.prompting.file_listing import SKIP_DIRS, is_ignored, list_paths, parse_gitignore
+from tests.checkpoint_helpers import project_git
 
 HAS_GIT = shutil.which("git") is not None
 needs_git = pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
@@ -22,19 +23,6 @@ def make_tree(root: Path, files: dict[str, str]) -> None:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content)
-
-
-def git(root: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
 def built(root: Path, **kwargs: float) -> FileIndex:
@@ -206,9 +194,9 @@ def test_git_tree_uses_ls_files(tmp_path: Path) -> None:
             "sub/public.txt": "",
         },
     )
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "add", ".gitignore", "tracked.py", "src")
-    git(tmp_path, "commit", "-q", "-m", "init")
+    project_git(tmp_path, "init", "-q")
+    project_git(tmp_path, "add", ".gitignore", "tracked.py", "src")
+    project_git(tmp_path, "commit", "-q", "-m", "init")
     (tmp_path / "src" / "gone.py").unlink()  # deleted from the work tree, still in the index
     (tmp_path / ".git" / "info").mkdir(exist_ok=True)
     (tmp_path / ".git" / "info" / "exclude").write_text("untracked.txt\n")
@@ -228,7 +216,7 @@ def test_git_tree_uses_ls_files(tmp_path: Path) -> None:
 @needs_git
 def test_a_subfolder_of_a_repository_lists_relative_to_itself(tmp_path: Path) -> None:
     make_tree(tmp_path, {"top.txt": "", "pkg/mod.py": "", "pkg/inner/x.py": ""})
-    git(tmp_path, "init", "-q")
+    project_git(tmp_path, "init", "-q")
     listing = list_paths(tmp_path / "pkg")
     assert listing.source == "git"
     assert sorted(listing.paths) == ["inner/", "inner/x.py", "mod.py"]

@@ -70,8 +70,10 @@ class InputFirst:
 
     @property
     def pending(self) -> bool:
-        """Whether input is on its way to the screen."""
-        return time.monotonic() < self._until
+        """Whether input is on its way to the screen (asked per event under a
+        flood: no clock read when nothing is held)."""
+        until = self._until
+        return bool(until) and time.monotonic() < until
 
     def echoed(self, handled: int) -> None:
         """The screen was refreshed after the app had handled ``handled``

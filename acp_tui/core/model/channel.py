@@ -88,7 +88,8 @@ class EventChannel:
 
     def has_room(self) -> bool:
         """Whether the producer may go on (room, and no hold)."""
-        return self._closed or (self._has_space() and time.monotonic() >= self._held_until)
+        held = self._held_until  # (0.0 when no hold: no clock read per agent message)
+        return self._closed or (self._has_space() and (not held or time.monotonic() >= held))
 
     def _has_space(self) -> bool:
         return len(self._queue) < self.capacity and self._text < self.text_budget
